@@ -1,0 +1,1 @@
+"""The ``gossamer`` command line (Typer).  Entry point: :func:`gossamer.cli.main.main`."""

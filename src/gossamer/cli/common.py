@@ -1,0 +1,109 @@
+"""What every command shares: ``-D`` overrides, settings loading, errors and exit codes, progress.
+
+Exit codes: 0 done, 1 nothing to do, 2 usage or input error (bad option, bad
+file, bad setting, a locked table …).  Errors are one clear line on stderr,
+never a stack trace.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from gossamer.core.settings import Settings, SettingsError, load_settings
+from gossamer.store import LockedError, TableError
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
+
+err_console = Console(stderr=True, highlight=False)
+out_console = Console(highlight=False, soft_wrap=True)
+
+
+@dataclass
+class CliState:
+    """Options taken out of argv before Typer parses it."""
+
+    defines: list[str] = field(default_factory=list)
+    conf: Path | None = None
+
+
+STATE = CliState()
+
+
+def extract_defines(argv: list[str]) -> list[str]:
+    """Remove ``-D name=value`` / ``-Dname=value`` / ``--define name=value`` from argv into :data:`STATE`."""
+    rest: list[str] = []
+    items = iter(argv)
+    for arg in items:
+        if arg in ("-D", "--define"):
+            value = next(items, None)
+            if value is None:
+                fail(f"{arg} needs a name=value argument")
+            STATE.defines.append(value)
+        elif arg.startswith("-D") and len(arg) > 2:
+            STATE.defines.append(arg[2:])
+        elif arg.startswith("--define="):
+            STATE.defines.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    return rest
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> None:
+    """Print ``error: message`` to stderr and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def settings_for(crawl_dir: Path | None) -> Settings:
+    """Effective settings for a command working in ``crawl_dir``; exits 2 on a bad setting."""
+    try:
+        return load_settings(crawl_dir, conf=STATE.conf, env=os.environ, overrides=STATE.defines)
+    except SettingsError as exc:
+        fail(str(exc))
+        raise AssertionError from exc  # unreachable: fail() exits
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn expected failures (bad input, locked table, missing file) into clean exit-2 errors."""
+    try:
+        yield
+    except (SettingsError, LockedError, TableError, FileNotFoundError, NotADirectoryError,
+            ValueError) as exc:
+        fail(str(exc))
+
+
+@contextmanager
+def job_progress(title: str) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress callback drawing a bar on stderr when it is a terminal (else ``None``)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(TextColumn(f"{title} {{task.description}}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as progress:
+        tasks: dict[str, object] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = progress.add_task(phase, total=total)
+            progress.update(tasks[phase], completed=done)  # type: ignore[arg-type]
+
+        yield update
+
+
+def print_errors(errors: list[str], total: int) -> None:
+    """Print sample error messages and how many more were counted."""
+    for message in errors:
+        err_console.print(f"[yellow]skipped:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    if total > len(errors):
+        err_console.print(f"… and {total - len(errors)} more (raise cli.max.reported.errors to see them)",
+                          highlight=False)

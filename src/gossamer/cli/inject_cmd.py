@@ -1,0 +1,54 @@
+"""``gossamer inject``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gossamer.cli.common import fail, job_progress, out_console, print_errors, settings_for, user_errors
+from gossamer.crawl.inject import InjectOptions, inject
+from gossamer.store import CrawlLayout
+
+
+def inject_command(
+    crawldb: Annotated[Path, typer.Argument(help="crawldb directory (e.g. crawl/crawldb)")],
+    seeds: Annotated[Path, typer.Argument(help="seed file, or a directory of seed files")],
+    overwrite: Annotated[bool, typer.Option("-overwrite", "--overwrite",
+                                            help="replace existing entries with the seed's")] = False,
+    update: Annotated[bool, typer.Option("-update", "--update",
+                                         help="merge seed metadata/score/interval into existing entries")] = False,
+    no_filter: Annotated[bool, typer.Option("-noFilter", "--no-filter", help="skip URL filters")] = False,
+    no_normalize: Annotated[bool, typer.Option("-noNormalize", "--no-normalize",
+                                               help="skip URL normalizers")] = False,
+    filter_normalize_all: Annotated[bool, typer.Option(
+        "-filterNormalizeAll", "--filter-normalize-all",
+        help="also normalize and filter the URLs already in the crawldb")] = False,
+) -> None:
+    """Inject seed URLs into a crawldb.
+
+    Seed lines: URL, then optional TAB-separated key=value items (nutch.score,
+    nutch.fetchInterval, nutch.fetchInterval.fixed, any other key becomes metadata).
+    Blank and # lines are ignored; bad lines are reported with their line number
+    and skipped.
+
+    Examples:
+      gossamer inject crawl/crawldb seeds.txt
+
+      gossamer inject crawl/crawldb seeds/ -update -D db.score.injected=2.0
+    """
+    if overwrite and update:
+        fail("-overwrite and -update exclude each other")
+    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    options = InjectOptions(overwrite, update, not no_filter, not no_normalize, filter_normalize_all)
+    with user_errors(), job_progress("inject") as progress:
+        if not seeds.exists():
+            raise FileNotFoundError(f"seeds not found: {seeds}")
+        report = inject(crawldb, seeds, settings, options, progress)
+    for action in report.recovered:
+        out_console.print(f"Injector: recovered: {action}")
+    print_errors(report.errors, report.counters.get("errors", 0))
+    for line in report.summary_lines():
+        out_console.print(line)
+    out_console.print(f"Injector: finished in {report.seconds:.2f} s")

@@ -1,0 +1,79 @@
+"""The ``gossamer`` console script: one Typer app, one module per command."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gossamer import __version__
+from gossamer.cli.common import STATE, err_console, extract_defines
+from gossamer.cli.inject_cmd import inject_command
+from gossamer.cli.plugins_cmd import plugins_command
+from gossamer.cli.readdb_cmd import readdb_command
+from gossamer.cli.settings_cmd import showproperties_command
+
+app = typer.Typer(
+    name="gossamer",
+    help="Gossamer: a polite, scalable web crawler and search engine (after Apache Nutch).\n\n"
+         "Every command takes -D name=value to override any setting (see showproperties).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _global(
+    conf: Annotated[Path | None, typer.Option("--conf", help="config file or directory "
+                                              "(gossamer.toml / nutch-site.xml); default: the crawl directory")]
+    = None,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit")] = False,
+) -> None:
+    if version:
+        typer.echo(f"gossamer {__version__}")
+        raise typer.Exit(0)
+    STATE.conf = conf
+
+
+app.command("inject")(inject_command)
+app.command("readdb")(readdb_command)
+app.command("showproperties")(showproperties_command)
+app.command("plugins")(plugins_command)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+    err_console.print(f"warning: {message}", markup=False, highlight=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    warnings.showwarning = _show_warning  # type: ignore[assignment]
+    try:
+        args = extract_defines(list(sys.argv[1:] if argv is None else argv))
+        result = app(args=args, prog_name="gossamer", standalone_mode=False)
+        if isinstance(result, int):
+            return result
+    except typer.Exit as exc:
+        return exc.exit_code
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+    except Exception as exc:  # click usage errors come here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return exc.exit_code
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

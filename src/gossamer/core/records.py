@@ -1,0 +1,106 @@
+"""Records that flow between crawl jobs besides :class:`~gossamer.core.datum.CrawlDatum`.
+
+They mirror Nutch's Writables (reference §6.3, §10.1) as plain dataclasses; the
+store layer maps each to a Parquet schema (or to WARC for :class:`Content`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+
+class ProtocolStatusCode(IntEnum):
+    """Nutch's ProtocolStatus codes (``protocol/ProtocolStatus.java``)."""
+
+    SUCCESS = 1
+    FAILED = 2
+    PROTO_NOT_FOUND = 10
+    GONE = 11
+    MOVED = 12
+    TEMP_MOVED = 13
+    NOTFOUND = 14
+    RETRY = 15
+    EXCEPTION = 16
+    ACCESS_DENIED = 17
+    ROBOTS_DENIED = 18
+    REDIR_EXCEEDED = 19
+    NOTFETCHING = 20
+    NOTMODIFIED = 21
+    WOULDBLOCK = 22
+    BLOCKED = 23
+
+
+@dataclass(slots=True)
+class ProtocolStatus:
+    """Outcome of one protocol request: a code, arguments (e.g. the redirect target) and a time."""
+
+    code: ProtocolStatusCode
+    args: tuple[str, ...] = ()
+    last_modified: int = 0
+
+    def to_text(self) -> str:
+        """Compact text form stored in the ``_pst_`` metadata key, e.g. ``moved(12), lastModified=0: u``."""
+        text = f"{self.code.name.lower()}({int(self.code)}), lastModified={self.last_modified}"
+        return text + (": " + ", ".join(self.args) if self.args else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Outlink:
+    """A link found on a page: absolute target URL, anchor text and optional metadata."""
+
+    to_url: str
+    anchor: str = ""
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Inlink:
+    """A link pointing at a page, as the linkdb keeps it: source URL and anchor text."""
+
+    from_url: str
+    anchor: str = ""
+
+
+@dataclass(slots=True)
+class Content:
+    """Raw fetched content of one URL (Nutch's Content).
+
+    ``base_url`` is the URL the content was finally read from (after redirects);
+    ``headers`` are the response headers in arrival order; ``metadata`` holds
+    crawl-side facts (segment name, fetch status, score …).
+    """
+
+    url: str
+    base_url: str
+    content: bytes
+    content_type: str = ""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+class ParseStatusCode(IntEnum):
+    """Major parse status codes (Nutch's ParseStatus)."""
+
+    NOTPARSED = 0
+    SUCCESS = 1
+    FAILED = 2
+
+
+@dataclass(slots=True)
+class ParseData:
+    """What parsing learned about a page besides its text (Nutch's ParseData)."""
+
+    status: ParseStatusCode
+    title: str = ""
+    outlinks: list[Outlink] = field(default_factory=list)
+    content_metadata: dict[str, str] = field(default_factory=dict)
+    parse_metadata: dict[str, str] = field(default_factory=dict)
+    status_message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ParseText:
+    """The visible text of a parsed page."""
+
+    text: str

@@ -1,0 +1,290 @@
+"""``inject``: add seed URLs to a crawldb (Nutch's Injector, reference §1.1 and §5).
+
+Map (seeds): parse each line, check the URL, normalize and filter it (scope
+``inject``), and build an ``injected`` row with the seed's score, interval and
+metadata.  Map (existing crawldb): drop ``db_gone`` rows when
+``db.update.purge.404``.  Reduce, per URL: a new URL becomes ``db_unfetched``;
+for a URL already present the old row is kept, unless ``-overwrite`` (the seed
+replaces it) or ``-update`` (seed metadata merged in; seed score and interval
+taken where they differ from the defaults).  When a URL is in the seeds several
+times, the last line wins.  Bad lines are reported with file and line number,
+counted, and skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.core.datum import META_FIXED_INTERVAL, CrawlDatum, now_millis
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus
+from gossamer.core.urls import url_problem
+from gossamer.crawl.seeds import SeedError, is_seed_text, parse_seed_line
+from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.engine import Input, Job, TableSource, TaskContext, TextSource
+from gossamer.plugins import PluginRepository, ScoringFilter, URLChain, settings_key
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
+
+SCOPE = "inject"
+
+
+@dataclass(frozen=True)
+class InjectOptions:
+    """Command-line switches of ``inject``."""
+
+    overwrite: bool = False
+    update: bool = False
+    filter: bool = True
+    normalize: bool = True
+    filter_normalize_all: bool = False
+
+
+@dataclass
+class InjectReport:
+    """What ``inject`` did: counters, sample error messages, rows in the new crawldb."""
+
+    counters: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    total_urls: int = 0
+    seconds: float = 0.0
+    recovered: list[str] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        """Nutch-style summary lines."""
+        c = self.counters
+        lines = [
+            f"Injector: Total seed lines read: {c.get('seed_lines', 0)}",
+            f"Injector: Total bad seed lines (skipped): {c.get('urls_bad', 0)}",
+            f"Injector: Total urls rejected by filters: {c.get('urls_filtered', 0)}",
+            "Injector: Total urls injected after normalization and filtering: "
+            f"{c.get('urls_injected_total', 0)}",
+            f"Injector: Total urls injected but already in CrawlDb: {c.get('urls_merged', 0)}",
+            f"Injector: Total new urls injected: {c.get('urls_injected', 0)}",
+        ]
+        if c.get("urls_purged_404"):
+            lines.append(f"Injector: Total urls with status gone removed from CrawlDb: {c['urls_purged_404']}")
+        lines.append(f"Injector: Total urls in CrawlDb: {self.total_urls}")
+        return lines
+
+
+def _url_chain(ctx: TaskContext, options: InjectOptions) -> URLChain:
+    def build() -> URLChain:
+        return URLChain(PluginRepository(ctx.settings), SCOPE, options.normalize, options.filter)
+
+    return ctx.cached(settings_key(ctx.settings, "inject-chain", options), build)
+
+
+def _scoring(ctx: TaskContext) -> list[ScoringFilter]:
+    return ctx.cached(settings_key(ctx.settings, "scoring"),
+                      lambda: PluginRepository(ctx.settings).chain(ScoringFilter))
+
+
+@dataclass(frozen=True)
+class SeedMapper:
+    """Map function for seed text: lines → ``injected`` crawldb rows."""
+
+    options: InjectOptions
+    now: int
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        """Turn a batch of seed lines into injected rows; bad lines are reported and skipped."""
+        settings = ctx.settings
+        schemes = settings.get_list("urls.schemes")
+        default_score = settings.get_float("db.score.injected")
+        default_interval = settings.get_int("db.fetch.interval.default")
+        chain = _url_chain(ctx, self.options)
+        scoring = _scoring(ctx)
+        rows: list[tuple[str, CrawlDatum]] = []
+        lines = batch.column("line").to_pylist()
+        numbers = batch.column("line_no").to_pylist()
+        files = batch.column("file").to_pylist()
+        for line, number, file in zip(lines, numbers, files, strict=True):
+            if not is_seed_text(line):
+                continue
+            ctx.count("seed_lines")
+            where = f"{file}:{number}"
+            try:
+                seed = parse_seed_line(line)
+                problem = url_problem(seed.url, schemes)
+                if problem:
+                    raise SeedError(problem)
+                url = chain.normalize(seed.url)
+                problem = url_problem(url, schemes) if url != seed.url else None
+                if problem:
+                    raise SeedError(f"{problem} after normalization: {url!r}")
+            except (SeedError, ValueError) as exc:
+                ctx.count("urls_bad")
+                ctx.report(f"{where}: {exc}: {line[:300]!r}")
+                continue
+            kept = chain.filter(url)
+            if kept is None:
+                ctx.count("urls_filtered")
+                continue
+            datum = CrawlDatum(
+                status=CrawlStatus.INJECTED, fetch_time=self.now,
+                fetch_interval=seed.interval if seed.interval is not None else default_interval,
+                score=seed.score if seed.score is not None else default_score,
+                metadata=dict(seed.metadata),
+            )
+            if seed.fixed_interval is not None:
+                datum.metadata[META_FIXED_INTERVAL] = repr(seed.fixed_interval)
+                datum.set_fetch_interval(seed.fixed_interval)
+            for scoring_filter in scoring:
+                scoring_filter.injected_score(kept, datum)
+            rows.append((kept, datum))
+        ctx.count("urls_injected_total", len(rows))
+        if rows:
+            yield datums_to_batch(rows)
+
+
+@dataclass(frozen=True)
+class ExistingMapper:
+    """Map function for the existing crawldb: purge gone pages, optionally re-normalize/filter."""
+
+    options: InjectOptions
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        """Yield the rows to keep."""
+        if ctx.settings.get_bool("db.update.purge.404"):
+            gone = pc.equal(batch.column("status"), int(CrawlStatus.DB_GONE))
+            purged = pc.sum(gone).as_py() or 0
+            if purged:
+                ctx.count("urls_purged_404", purged)
+                batch = batch.filter(pc.invert(gone))
+        if self.options.filter_normalize_all and batch.num_rows:
+            batch = self._renormalize(batch, ctx)
+        yield batch
+
+    def _renormalize(self, batch: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
+        chain = _url_chain(ctx, self.options)
+        kept: list[tuple[str, CrawlDatum]] = []
+        for url, datum in batch_to_datums(batch):
+            try:
+                new_url = chain.filter(chain.normalize(url))
+            except ValueError as exc:
+                ctx.report(f"crawldb URL {url!r}: {exc}")
+                new_url = None
+            if new_url is None:
+                ctx.count("urls_filtered")
+                continue
+            kept.append((new_url, datum))
+        return datums_to_batch(kept)
+
+
+@dataclass(frozen=True)
+class InjectReducer:
+    """Reduce function: merge seeds with existing rows per URL (Nutch's InjectReducer)."""
+
+    options: InjectOptions
+    seed_src: int
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        """Yield merged crawldb rows in URL order."""
+        n = batch.num_rows
+        keys = batch.column("url")
+        if n > 1:
+            differs = pc.not_equal(keys.slice(1), keys.slice(0, n - 1))
+            first = pa.concat_arrays([pa.array([True]), differs])
+            last = pa.concat_arrays([differs, pa.array([True])])
+            single = pc.and_(first, last)
+        else:
+            single = pa.array([True] * n)
+        singles = batch.filter(single)
+        from_seeds = pc.equal(singles.column("_src"), self.seed_src)
+        new = pc.sum(from_seeds).as_py() or 0
+        ctx.count("urls_injected", new)
+        status = pc.if_else(from_seeds, pa.scalar(int(CrawlStatus.DB_UNFETCHED), pa.uint8()),
+                            singles.column("status"))
+        pieces = [singles.set_column(singles.schema.get_field_index("status"), "status", status)
+                  .select(CRAWLDB_SCHEMA.names)]
+        groups = batch.filter(pc.invert(single))
+        if groups.num_rows:
+            pieces.append(self._merge_groups(groups, ctx))
+        merged = pa.Table.from_batches([p for p in pieces if p.num_rows] or [pieces[0]])
+        if len(pieces) > 1:
+            merged = merged.take(pc.sort_indices(merged, [("url", "ascending")]))
+        yield from merged.combine_chunks().to_batches()
+
+    def _merge_groups(self, groups: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
+        settings = ctx.settings
+        default_score = settings.get_float("db.score.injected")
+        default_interval = settings.get_int("db.fetch.interval.default")
+        sources = groups.column("_src").to_pylist()
+        out: list[tuple[str, CrawlDatum]] = []
+        old: CrawlDatum | None = None
+        injected: CrawlDatum | None = None
+        current: str | None = None
+        duplicates = 0
+
+        def flush() -> None:
+            if current is None:
+                return
+            out.append((current, self._decide(old, injected, default_score, default_interval, ctx)))
+
+        for (url, datum), src in zip(batch_to_datums(groups), sources, strict=True):
+            if url != current:
+                flush()
+                current, old, injected = url, None, None
+            if src == self.seed_src:
+                duplicates += injected is not None
+                injected = datum
+            else:
+                old = datum
+        flush()
+        ctx.count("urls_duplicate_in_seeds", duplicates)
+        return datums_to_batch(out)
+
+    def _decide(self, old: CrawlDatum | None, injected: CrawlDatum | None, default_score: float,
+                default_interval: int, ctx: TaskContext) -> CrawlDatum:
+        if injected is None:
+            assert old is not None
+            return old
+        injected.status = CrawlStatus.DB_UNFETCHED
+        if old is None:
+            ctx.count("urls_injected")
+            return injected
+        ctx.count("urls_merged")
+        if self.options.overwrite:
+            ctx.count("urls_overwritten")
+            return injected
+        if self.options.update:
+            ctx.count("urls_updated")
+            old.merge_metadata(injected.metadata)
+            if injected.score != default_score:
+                old.score = injected.score
+            if injected.fetch_interval != default_interval:
+                old.fetch_interval = injected.fetch_interval
+        return old
+
+
+def inject(
+    crawldb: Path, seeds: Path, settings: Settings, options: InjectOptions = InjectOptions(),
+    progress: object = None,
+) -> InjectReport:
+    """Inject the seeds at ``seeds`` (a file or a directory of files) into ``crawldb``.
+
+    The new crawldb replaces the old one atomically under the crawldb lock.
+    """
+    source = TextSource.from_path(seeds)
+
+    def build(run: TableJobRun) -> Job:
+        inputs: list[Input] = []
+        if run.existing is not None:
+            inputs.append(Input(TableSource(str(run.existing.directory)), ExistingMapper(options),
+                                copartitioned=not options.filter_normalize_all))
+        seed_src = len(inputs)
+        inputs.append(Input(source, SeedMapper(options, now_millis())))
+        return Job("inject", inputs, CRAWLDB_SCHEMA, InjectReducer(options, seed_src), CRAWLDB_SCHEMA,
+                   run.parts)
+
+    result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress)
+    counters = dict(result.counters)
+    return InjectReport(counters, result.errors, result.rows, result.seconds, recovered)
+
+
+__all__ = ["InjectOptions", "InjectReport", "inject"]

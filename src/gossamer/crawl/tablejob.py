@@ -1,0 +1,68 @@
+"""Running a job that replaces a stored table: lock, recover, run, install.
+
+Every job that rewrites a table (inject, updatedb, mergedb …) goes through
+:func:`run_table_job`, so each of them gets the same guarantees: one writer at
+a time, a crashed writer's leftovers repaired first, the new version written
+beside the old one and installed by rename only once it is complete.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gossamer.core.settings import Settings
+from gossamer.engine import Job, JobResult, run_job
+from gossamer.store import (
+    TableDescription,
+    TableLock,
+    TableVersion,
+    discard,
+    finish_version,
+    install,
+    live_version_dir,
+    new_staging_dir,
+    recover,
+)
+
+
+@dataclass(frozen=True)
+class TableJobRun:
+    """What a job builder needs to know: the live version (if any) and the part count to write."""
+
+    table_dir: Path
+    existing: TableVersion | None
+    parts: int
+
+
+def run_table_job(
+    table_dir: Path, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
+    progress: object = None,
+) -> tuple[JobResult, list[str]]:
+    """Build the job with ``build``, run it, and install its output as the table's new version.
+
+    Returns the job result and the recovery actions taken before it ran.
+    Raises :class:`~gossamer.store.LockedError` when another writer holds the table.
+    """
+    with TableLock(table_dir, settings.get_float("store.lock.wait.seconds")) as lock:
+        recovered = recover(table_dir)
+        if lock.stale is not None:
+            recovered.insert(0, f"took over the stale lock of {lock.stale.describe()}, which is gone")
+        live = live_version_dir(table_dir)
+        existing = TableVersion(live) if live is not None else None
+        parts = existing.parts if existing is not None else settings.get_int("store.parts")
+        job = build(TableJobRun(table_dir, existing, parts))
+        staging = new_staging_dir(table_dir)
+        try:
+            result = run_job(job, staging, settings, progress)
+            finish_version(staging, TableDescription(
+                kind=kind, parts=parts, key=job.key, rows=result.rows, job=job.name,
+                created=int(time.time() * 1000),
+            ))
+            install(table_dir, staging, keep_backup=settings.get_bool("db.preserve.backup"))
+        except BaseException:
+            discard(staging)
+            raise
+    return result, recovered

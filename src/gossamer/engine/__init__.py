@@ -1,0 +1,39 @@
+"""Job engines: the embedded local engine (default) and, later, a cluster engine.
+
+Public API: the job model (:class:`Job`, :class:`Input`, :class:`TaskContext`,
+:class:`JobResult`), input sources, and :func:`run_job`, which runs a job on the
+engine the ``engine`` setting names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gossamer.core.settings import Settings, SettingsError
+from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext
+from gossamer.engine.local import LocalEngine, ProgressFn
+from gossamer.engine.sources import TableSource, TextSource
+
+
+def run_job(job: Job, output_dir: Path, settings: Settings, progress: object = None) -> JobResult:
+    """Run ``job`` on the configured engine, writing its parts into ``output_dir``."""
+    engine = settings.get_str("engine")
+    if engine == "local":
+        return LocalEngine(settings, progress if callable(progress) else None).run(job, output_dir)
+    raise SettingsError(f"engine={engine!r}: only the embedded 'local' engine is available in this version")
+
+
+__all__ = [
+    "Input",
+    "Job",
+    "JobResult",
+    "LocalEngine",
+    "MapFn",
+    "ProgressFn",
+    "ReduceFn",
+    "Split",
+    "TableSource",
+    "TaskContext",
+    "TextSource",
+    "run_job",
+]

@@ -1,0 +1,159 @@
+"""The job interface shared by every engine.
+
+A :class:`Job` is plain data plus module-level functions, so it pickles and
+runs unchanged on the embedded local engine and on a cluster engine::
+
+    inputs ──map──▶ rows of `shuffle_schema` ──partition by host hash of `key`──▶
+        sort by (key, _src, _seq) within each part ──reduce──▶ rows of `output_schema`
+        ──▶ one sorted Parquet part per partition
+
+Contracts
+---------
+* ``Input.map(batch, ctx)`` receives an Arrow batch of the source's rows and
+  yields batches in ``Job.shuffle_schema`` (any number, any order).  It may drop
+  rows, count them (``ctx.count``) and report bad ones (``ctx.report``).  It must
+  not depend on which worker runs it or on other batches.
+* A ``copartitioned`` input is a table already split with the same partitioner
+  and part count and sorted by the key (the crawldb, for a merge job): the engine
+  streams its part *p* straight into reduce *p* without shuffling.  Its ``map``,
+  if any, must keep rows in order and must not change the key.
+* The engine adds two columns before the shuffle: ``_src`` (the input's position
+  in ``Job.inputs``) and ``_seq`` (a number fixed by the input split and the
+  row's place in it).  Within a key, rows arrive ordered by ``(_src, _seq)``, so
+  the result never depends on timing or the number of workers.
+* ``Job.reduce(batch, ctx)`` receives batches sorted by ``(key, _src, _seq)``;
+  all rows of a key are in the same call.  It yields batches in
+  ``Job.output_schema`` in key order.  Rows are written to part *p* of the output.
+* Counters and error reports from every task are summed into :class:`JobResult`.
+
+Mapping to Spark (the cluster engine): each input's map runs in ``mapInArrow``
+(or RDD ``mapPartitions``); partition numbers come from the same host hash
+(``gossamer.store.partitioning``) and feed ``repartitionAndSortWithinPartitions``
+(or ``repartition`` + ``sortWithinPartitions`` on ``key, _src, _seq``); reduce
+runs in ``mapPartitions`` over the sorted rows, cutting batches at key
+boundaries; each partition writes one Parquet part.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Protocol
+
+import pyarrow as pa
+
+from gossamer.core.settings import Settings
+
+SRC_COLUMN = "_src"
+SEQ_COLUMN = "_seq"
+SEQ_SPLIT_SHIFT = 40
+"""``_seq = split_index << 40 | row_in_split``: room for 10^12 rows per split."""
+
+
+class TaskContext:
+    """What a map or reduce function may use: settings, counters, error reports, cached helpers.
+
+    ``report`` keeps at most ``limit`` messages per task but every call is
+    counted under ``errors``; :attr:`cache` holds per-process objects (plugin
+    chains …) built once per worker.
+    """
+
+    _process_cache: dict[str, Any] = {}
+
+    def __init__(self, settings: Settings, limit: int = 20) -> None:
+        self.settings = settings
+        self.counters: Counter[str] = Counter()
+        self.errors: list[str] = []
+        self._limit = limit
+
+    def count(self, name: str, amount: int = 1) -> None:
+        """Add ``amount`` to counter ``name``."""
+        self.counters[name] += amount
+
+    def report(self, message: str) -> None:
+        """Record a bad-input message (kept up to the limit; always counted as ``errors``)."""
+        self.counters["errors"] += 1
+        if len(self.errors) < self._limit:
+            self.errors.append(message)
+
+    def cached(self, key: str, build: Callable[[], Any]) -> Any:
+        """Per-process cache: ``build()`` once per worker process and ``key``."""
+        if key not in self._process_cache:
+            self._process_cache[key] = build()
+        return self._process_cache[key]
+
+
+MapFn = Callable[[pa.RecordBatch, TaskContext], Iterable[pa.RecordBatch]]
+ReduceFn = Callable[[pa.RecordBatch, TaskContext], Iterable[pa.RecordBatch]]
+
+
+class Split(Protocol):
+    """One unit of input work; picklable."""
+
+    def describe(self) -> str:
+        """Short text naming the split in messages."""
+        ...
+
+    def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
+        """Stream the split's rows."""
+        ...
+
+
+class Source(Protocol):
+    """Where an input's rows come from."""
+
+    def splits(self) -> Sequence[Split]:
+        """The input's splits, in a fixed order (their index numbers ``_seq``)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Input:
+    """One job input: a source and the map applied to it."""
+
+    source: Source
+    map: MapFn | None = None
+    copartitioned: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    """A map → partition → sort → reduce job; see the module docstring for the contract."""
+
+    name: str
+    inputs: Sequence[Input]
+    shuffle_schema: pa.Schema
+    reduce: ReduceFn
+    output_schema: pa.Schema
+    parts: int
+    key: str = "url"
+
+    @cached_property
+    def internal_schema(self) -> pa.Schema:
+        """The shuffle schema plus the engine's ``_src`` and ``_seq`` columns."""
+        return self.shuffle_schema.append(pa.field(SRC_COLUMN, pa.int16())).append(
+            pa.field(SEQ_COLUMN, pa.int64())
+        )
+
+
+@dataclass
+class JobResult:
+    """Totals of a finished job."""
+
+    counters: Counter[str] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    rows_per_part: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def rows(self) -> int:
+        """Rows written in all parts."""
+        return sum(self.rows_per_part)
+
+    def absorb(self, counters: Counter[str], errors: list[str], limit: int) -> None:
+        """Add a task's counters and error samples."""
+        self.counters.update(counters)
+        room = max(limit - len(self.errors), 0)
+        self.errors.extend(errors[:room])

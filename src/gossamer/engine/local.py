@@ -1,0 +1,241 @@
+"""The embedded local engine: a job over all cores of this machine, streaming.
+
+Map phase: the splits of every shuffled input run in a process pool; each task
+maps its batches, tags rows with ``_src``/``_seq`` and their part number, and
+buffers them until its share of ``engine.memory.budget.mb`` is used, then sorts
+the buffer and spills one run file per part.  Reduce phase: one task per part
+merges that part's runs with the part of every co-partitioned input (already
+sorted, streamed in place) and writes the reduce output as a sorted Parquet part.
+
+Workers are spawned processes (``engine.local.workers``, 0 = one per core); a job
+with a single task runs in-process.  Spill files live in a temporary directory
+removed when the job ends, whatever the outcome.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.core.settings import Settings
+from gossamer.engine.api import (
+    SEQ_SPLIT_SHIFT,
+    Job,
+    JobResult,
+    Split,
+    TaskContext,
+)
+from gossamer.engine.sort import merge_sorted, read_run, sort_table, write_run
+from gossamer.store.partitioning import parts_of_urls
+from gossamer.store.table import PartWriter, part_name
+
+ProgressFn = Callable[[str, int, int], None]
+"""``progress(phase, done, total)`` — called in the driver as tasks finish."""
+
+
+@dataclass(frozen=True)
+class _Budget:
+    bytes_per_task: int
+    batch_rows: int
+    row_group_rows: int
+    compression: str
+    error_limit: int
+
+
+@dataclass(frozen=True)
+class _MapTask:
+    job: Job
+    input_index: int
+    split_index: int
+    split: Split
+    spill_dir: str
+
+
+@dataclass(frozen=True)
+class _ReduceTask:
+    job: Job
+    part: int
+    runs: tuple[str, ...]
+    output_dir: str
+
+
+class LocalEngine:
+    """Runs :class:`~gossamer.engine.api.Job` objects on this machine."""
+
+    def __init__(self, settings: Settings, progress: ProgressFn | None = None) -> None:
+        self.settings = settings
+        self.progress = progress
+        configured = settings.get_int("engine.local.workers")
+        self.workers = configured if configured > 0 else (os.cpu_count() or 1)
+
+    def run(self, job: Job, output_dir: Path) -> JobResult:
+        """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory)."""
+        started = time.monotonic()
+        result = JobResult(rows_per_part=[0] * job.parts)
+        spill_root = self.settings.get_str("engine.spill.dir") or str(output_dir.parent)
+        spill_dir = Path(tempfile.mkdtemp(prefix=f"tmp-spill-{job.name}-", dir=spill_root))
+        try:
+            map_tasks = [
+                _MapTask(job, i, s, split, str(spill_dir))
+                for i, item in enumerate(job.inputs) if not item.copartitioned
+                for s, split in enumerate(item.source.splits())
+            ]
+            workers = max(1, min(self.workers, max(len(map_tasks), job.parts)))
+            budget = self._budget(workers)
+            runs: dict[int, list[str]] = {p: [] for p in range(job.parts)}
+            with _executor(workers) as pool:
+                for task_result in self._gather(pool, _run_map, map_tasks, budget, "map"):
+                    counters, errors, part_runs = task_result
+                    result.absorb(counters, errors, budget.error_limit)
+                    for part, paths in part_runs.items():
+                        runs[part].extend(paths)
+                reduce_tasks = [
+                    _ReduceTask(job, p, tuple(sorted(runs[p])), str(output_dir)) for p in range(job.parts)
+                ]
+                for counters, errors, part, rows in self._gather(
+                    pool, _run_reduce, reduce_tasks, budget, "reduce"
+                ):
+                    result.absorb(counters, errors, budget.error_limit)
+                    result.rows_per_part[part] = rows
+        finally:
+            shutil.rmtree(spill_dir, ignore_errors=True)
+        result.seconds = time.monotonic() - started
+        return result
+
+    def _budget(self, workers: int) -> _Budget:
+        total = self.settings.get_int("engine.memory.budget.mb") * 1024 * 1024
+        return _Budget(
+            bytes_per_task=max(total // workers, 8 * 1024 * 1024),
+            batch_rows=self.settings.get_int("engine.batch.rows"),
+            row_group_rows=self.settings.get_int("store.row.group.rows"),
+            compression=self.settings.get_str("store.compression"),
+            error_limit=self.settings.get_int("cli.max.reported.errors"),
+        )
+
+    def _gather(
+        self, pool: Executor, fn: Callable[..., Any], tasks: list[Any], budget: _Budget, phase: str
+    ) -> Iterator[Any]:
+        futures: list[Future[Any]] = [pool.submit(fn, task, self.settings, budget) for task in tasks]
+        for done, future in enumerate(futures, start=1):
+            yield future.result()
+            if self.progress:
+                self.progress(phase, done, len(futures))
+
+
+class _InlineExecutor(Executor):
+    """Runs tasks in the calling process (one worker: no process start-up cost)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller through the future
+            future.set_exception(exc)
+        return future
+
+
+def _executor(workers: int) -> Executor:
+    if workers <= 1:
+        return _InlineExecutor()
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+
+
+def _tag(batch: pa.RecordBatch, job: Job, src: int, first_seq: int) -> pa.Table:
+    """Cast to the shuffle schema and add ``_src``/``_seq``."""
+    n = batch.num_rows
+    columns = [batch.column(f.name).cast(f.type) for f in job.shuffle_schema]
+    columns.append(pa.array([src] * n, pa.int16()))
+    columns.append(pa.array(range(first_seq, first_seq + n), pa.int64()))
+    return pa.Table.from_arrays(columns, schema=job.internal_schema)
+
+
+def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Counter[str], list[str], dict]:
+    job = task.job
+    ctx = TaskContext(settings, budget.error_limit)
+    mapper = job.inputs[task.input_index].map
+    buffered: list[pa.Table] = []
+    buffered_bytes = 0
+    part_runs: dict[int, list[str]] = {}
+    seq = task.split_index << SEQ_SPLIT_SHIFT
+    run_number = 0
+
+    def spill() -> None:
+        nonlocal buffered, buffered_bytes, run_number
+        if not buffered:
+            return
+        table = pa.concat_tables(buffered)
+        buffered, buffered_bytes = [], 0
+        parts = parts_of_urls(table.column(job.key), job.parts)
+        table = table.append_column("_part", parts)
+        table = sort_table(table, job.key)
+        for part in pc.unique(table.column("_part")).to_pylist():
+            rows = table.filter(pc.equal(table.column("_part"), part)).drop_columns(["_part"])
+            path = Path(task.spill_dir) / (
+                f"run-{task.input_index}-{task.split_index}-{run_number}-{part_name(part)}.arrow"
+            )
+            write_run(path, rows, budget.batch_rows)
+            part_runs.setdefault(part, []).append(str(path))
+        run_number += 1
+
+    for batch in task.split.read(budget.batch_rows):
+        outputs = mapper(batch, ctx) if mapper else [batch]
+        for out in outputs:
+            if out.num_rows == 0:
+                continue
+            tagged = _tag(out, job, task.input_index, seq)
+            seq += out.num_rows
+            buffered.append(tagged)
+            buffered_bytes += tagged.nbytes
+            if buffered_bytes * 3 >= budget.bytes_per_task:
+                spill()
+    spill()
+    return ctx.counters, ctx.errors, part_runs
+
+
+def _copartitioned_run(job: Job, input_index: int, part: int, batch_rows: int,
+                       ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+    item = job.inputs[input_index]
+    split = item.source.splits()[part]
+    seq = part << SEQ_SPLIT_SHIFT
+    for batch in split.read(batch_rows):
+        for out in item.map(batch, ctx) if item.map else [batch]:
+            if out.num_rows:
+                yield from _tag(out, job, input_index, seq).to_batches()
+                seq += out.num_rows
+
+
+def _run_reduce(task: _ReduceTask, settings: Settings, budget: _Budget) -> tuple[Counter[str], list[str],
+                                                                               int, int]:
+    job = task.job
+    ctx = TaskContext(settings, budget.error_limit)
+    sources = len(task.runs) + sum(1 for item in job.inputs if item.copartitioned)
+    read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
+    runs: list[Iterator[pa.RecordBatch]] = [
+        _copartitioned_run(job, i, task.part, read_rows, ctx)
+        for i, item in enumerate(job.inputs) if item.copartitioned
+    ]
+    runs.extend(read_run(Path(path)) for path in task.runs)
+    writer = PartWriter(
+        Path(task.output_dir) / part_name(task.part), job.output_schema,
+        budget.row_group_rows, budget.compression,
+    )
+    try:
+        for chunk in merge_sorted(runs, job.internal_schema, job.key, budget.batch_rows):
+            for batch in chunk.combine_chunks().to_batches():
+                for out in job.reduce(batch, ctx):
+                    writer.write(out)
+    finally:
+        writer.close()
+    return ctx.counters, ctx.errors, task.part, writer.rows

@@ -1,0 +1,118 @@
+"""External sort for the local engine: sorted spill runs and a vectorized k-way merge.
+
+Runs are Arrow IPC files of batches sorted by ``(key, _src, _seq)``.  The merge
+never compares rows in Python: it repeatedly takes, from every run's buffer, the
+rows whose key is below the smallest "last buffered key" of the runs that still
+have data on disk, sorts that slice with Arrow and hands it on.  Each output
+chunk therefore holds complete key groups, and memory stays at about one batch
+per run plus the chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
+
+
+def sort_keys(key: str) -> list[tuple[str, str]]:
+    """Arrow sort keys for the engine's order."""
+    return [(key, "ascending"), (SRC_COLUMN, "ascending"), (SEQ_COLUMN, "ascending")]
+
+
+def sort_table(table: pa.Table, key: str) -> pa.Table:
+    """Sort rows by ``(key, _src, _seq)``."""
+    if table.num_rows <= 1:
+        return table
+    return table.take(pc.sort_indices(table, sort_keys=sort_keys(key)))
+
+
+def write_run(path: Path, table: pa.Table, batch_rows: int) -> None:
+    """Write an already sorted table as one run file."""
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        for batch in table.to_batches(max_chunksize=batch_rows):
+            writer.write_batch(batch)
+
+
+def read_run(path: Path) -> Iterator[pa.RecordBatch]:
+    """Stream a run file's batches (read, not memory-mapped, so memory stays bounded)."""
+    with pa.OSFile(str(path), "rb") as source:
+        reader = pa.ipc.open_file(source)
+        for index in range(reader.num_record_batches):
+            yield reader.get_batch(index)
+
+
+class _Cursor:
+    """A run being merged: its iterator and the rows buffered from it."""
+
+    def __init__(self, batches: Iterator[pa.RecordBatch], key: str, schema: pa.Schema) -> None:
+        self._batches = batches
+        self._key = key
+        self._schema = schema
+        self.buffer: pa.Table = schema.empty_table()
+        self.exhausted = False
+
+    def fill(self) -> None:
+        """Append the next non-empty batch to the buffer (or mark the run exhausted)."""
+        for batch in self._batches:
+            if batch.num_rows:
+                piece = pa.Table.from_batches([batch], schema=self._schema)
+                self.buffer = pa.concat_tables([self.buffer, piece]) if self.buffer.num_rows else piece
+                return
+        self.exhausted = True
+
+    def last_key(self) -> str:
+        """Largest key in the buffer (the buffer is sorted)."""
+        return self.buffer.column(self._key)[-1].as_py()
+
+    def take_below(self, bound: str | None) -> pa.Table:
+        """Remove and return buffered rows with key < bound (all rows when bound is None)."""
+        if bound is None:
+            taken, self.buffer = self.buffer, self.buffer.slice(0, 0)
+            return taken
+        keys = self.buffer.column(self._key)
+        count = pc.sum(pc.less(keys, pa.scalar(bound, keys.type))).as_py() or 0
+        taken = self.buffer.slice(0, count)
+        self.buffer = self.buffer.slice(count)
+        return taken
+
+
+def merge_sorted(
+    runs: Iterable[Iterator[pa.RecordBatch]], schema: pa.Schema, key: str, chunk_rows: int
+) -> Iterator[pa.Table]:
+    """Merge sorted runs into sorted tables of roughly ``chunk_rows`` or more rows.
+
+    Every key's rows are in exactly one yielded table, in ``(key, _src, _seq)``
+    order.
+    """
+    cursors = [_Cursor(iter(run), key, schema) for run in runs]
+    pending: list[pa.Table] = []
+    pending_rows = 0
+    while True:
+        for cursor in cursors:
+            if not cursor.buffer.num_rows and not cursor.exhausted:
+                cursor.fill()
+        live = [c for c in cursors if c.buffer.num_rows]
+        if not live:
+            break
+        limiting = [c for c in live if not c.exhausted]
+        bound = min((c.last_key() for c in limiting), default=None)
+        pieces = [p for p in (c.take_below(bound) for c in live) if p.num_rows]
+        if not pieces:
+            # Every limiting buffer holds only keys == bound: read further into those runs.
+            for cursor in limiting:
+                if cursor.last_key() == bound:
+                    cursor.fill()
+            continue
+        merged = sort_table(pa.concat_tables(pieces), key) if len(pieces) > 1 else pieces[0]
+        pending.append(merged)
+        pending_rows += merged.num_rows
+        if pending_rows >= chunk_rows:
+            yield pa.concat_tables(pending)
+            pending, pending_rows = [], 0
+    if pending:
+        yield pa.concat_tables(pending)

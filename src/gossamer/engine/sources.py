@@ -1,0 +1,146 @@
+"""Input sources for jobs: text files split at line boundaries, and stored tables.
+
+A text split yields batches with columns ``line`` (the text without its line
+ending; undecodable bytes replaced), ``line_no`` (1-based, in its file) and
+``file``.  A table split yields one part of a table version.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import pyarrow as pa
+
+from gossamer.store.table import TableVersion
+
+TEXT_SCHEMA = pa.schema(
+    [pa.field("line", pa.string()), pa.field("line_no", pa.int64()), pa.field("file", pa.string())]
+)
+SPLIT_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class TextSplit:
+    """Lines of ``path`` starting in byte range [start, end); ``first_line`` is the line number at start."""
+
+    path: str
+    start: int
+    end: int
+    first_line: int
+
+    def describe(self) -> str:
+        """File and line where the split starts."""
+        return f"{self.path}:{self.first_line}"
+
+    def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
+        """Yield the split's lines in batches of up to ``batch_rows``."""
+        line_no = self.first_line
+        with open(self.path, "rb") as handle:
+            handle.seek(self.start)
+            remaining = self.end - self.start
+            lines: list[str] = []
+            while remaining > 0:
+                raw = handle.readline()
+                if not raw:
+                    break
+                remaining -= len(raw)
+                lines.append(raw.rstrip(b"\r\n").decode("utf-8", errors="replace"))
+                if len(lines) >= batch_rows:
+                    yield self._batch(lines, line_no)
+                    line_no += len(lines)
+                    lines = []
+            if lines:
+                yield self._batch(lines, line_no)
+
+    def _batch(self, lines: list[str], first: int) -> pa.RecordBatch:
+        n = len(lines)
+        return pa.RecordBatch.from_arrays(
+            [pa.array(lines, pa.string()), pa.array(range(first, first + n), pa.int64()),
+             pa.array([self.path] * n, pa.string())],
+            schema=TEXT_SCHEMA,
+        )
+
+
+@dataclass(frozen=True)
+class TextSource:
+    """Text files (a file, or every regular non-hidden file in a directory), split for parallel reading."""
+
+    paths: Sequence[str]
+    split_bytes: int = SPLIT_BYTES
+
+    @classmethod
+    def from_path(cls, path: Path) -> TextSource:
+        """Files of ``path`` (a file or a directory, not recursive), sorted by name."""
+        if path.is_dir():
+            files = sorted(str(p) for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        elif path.is_file():
+            files = [str(path)]
+        else:
+            raise FileNotFoundError(f"no such file or directory: {path}")
+        return cls(tuple(files))
+
+    def splits(self) -> list[TextSplit]:
+        """Line-aligned byte ranges of about ``split_bytes`` each, with their first line numbers."""
+        result: list[TextSplit] = []
+        for path in self.paths:
+            size = os.path.getsize(path)
+            with open(path, "rb") as handle:
+                start, line = 0, 1
+                while start < size:
+                    handle.seek(min(start + self.split_bytes, size))
+                    if handle.tell() < size:
+                        handle.readline()
+                    end = handle.tell()
+                    result.append(TextSplit(path, start, end, line))
+                    handle.seek(start)
+                    line += _count_newlines(handle, end - start)
+                    start = end
+        return result
+
+
+def _count_newlines(handle: BinaryIO, length: int) -> int:
+    count = 0
+    while length > 0:
+        chunk = handle.read(min(length, 8 * 1024 * 1024))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        length -= len(chunk)
+    return count
+
+
+@dataclass(frozen=True)
+class TablePartSplit:
+    """Part ``index`` of a table version."""
+
+    directory: str
+    index: int
+
+    def describe(self) -> str:
+        """Table directory and part."""
+        return f"{self.directory} part {self.index}"
+
+    def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
+        """Stream the part in key order."""
+        yield from TableVersion(Path(self.directory)).iter_part(self.index, batch_rows)
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """A stored table version: one split per part (part order = split order)."""
+
+    directory: str
+
+    def splits(self) -> list[TablePartSplit]:
+        """One split per part."""
+        version = TableVersion(Path(self.directory))
+        return [TablePartSplit(self.directory, i) for i in range(version.parts)]
+
+    @property
+    def parts(self) -> int:
+        """Number of parts of the table."""
+        return TableVersion(Path(self.directory)).parts

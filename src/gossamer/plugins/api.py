@@ -1,0 +1,282 @@
+"""Extension points: every interface a plugin can implement, in one file.
+
+Each extension point is a small abstract class with a documented contract.
+A plugin module exposes a :class:`~gossamer.plugins.registry.PluginInfo` (its id,
+extension point and factory) through the entry-point group ``gossamer.plugins``;
+built-in plugins are registered in exactly the same way.  Factories receive the
+effective :class:`~gossamer.core.settings.Settings` and may raise
+:class:`PluginNotConfigured` to take themselves out of the chain with a reason.
+
+Chains (normalizers, filters, scoring, parse and indexing filters, index
+writers) run every active plugin in order; single-choice points (fetch
+schedule, signature) use the one plugin a property selects; protocols and
+parsers are chosen by URL scheme and content type.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.records import Content, Inlink, Outlink, ParseData, ParseText, ProtocolStatus
+
+
+class PluginNotConfigured(Exception):
+    """Raised by a factory whose configuration is missing; the plugin leaves its chain."""
+
+
+class URLNormalizer(ABC):
+    """Rewrites a URL into its canonical form.
+
+    ``normalize`` returns the normalized URL (possibly unchanged) for ``scope``
+    (``inject``, ``fetcher``, ``outlink`` …) or raises :class:`ValueError` when the
+    URL is malformed.  Must be pure and thread-safe.
+    """
+
+    @abstractmethod
+    def normalize(self, url: str, scope: str) -> str:
+        """Return the normalized URL."""
+
+
+class URLFilter(ABC):
+    """Accepts or rejects a URL: returns the URL (maybe rewritten) to accept it, ``None`` to reject."""
+
+    @abstractmethod
+    def filter(self, url: str) -> str | None:
+        """Return the URL to keep it, ``None`` to drop it."""
+
+
+class URLExemptionFilter(ABC):
+    """Decides whether a link from ``from_url`` to ``to_url`` is exempt from the ignore-external rules."""
+
+    @abstractmethod
+    def exempt(self, from_url: str, to_url: str) -> bool:
+        """True to keep the link although it would be ignored."""
+
+
+@dataclass
+class ProtocolOutput:
+    """Result of one protocol request: content (if any) and the protocol status."""
+
+    status: ProtocolStatus
+    content: Content | None = None
+
+
+class Protocol(ABC):
+    """Fetches URLs of some schemes.  ``schemes`` lists them (``http``, ``https`` …).
+
+    ``fetch`` must never raise for network or server errors: it returns a
+    :class:`ProtocolOutput` whose status says what happened.
+    """
+
+    schemes: Sequence[str] = ()
+
+    @abstractmethod
+    async def fetch(self, url: str, datum: CrawlDatum) -> ProtocolOutput:
+        """Fetch ``url``; ``datum`` carries conditional-request facts (modified time, signature)."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+
+@dataclass
+class ParseResult:
+    """Output of a parser for one document."""
+
+    data: ParseData
+    text: ParseText
+
+
+class Parser(ABC):
+    """Turns fetched content into text, title, outlinks and metadata.
+
+    ``content_types`` lists the MIME types handled (``*`` for any).  ``parse``
+    raises :class:`ValueError` for content it cannot parse; the parse job records
+    ``parse_failed`` and goes on.
+    """
+
+    content_types: Sequence[str] = ()
+
+    @abstractmethod
+    def parse(self, content: Content) -> ParseResult:
+        """Parse one document."""
+
+
+class HtmlParseFilter(ABC):
+    """Adds to or changes an HTML parse result; receives the parsed DOM (``tree``)."""
+
+    @abstractmethod
+    def filter(self, content: Content, result: ParseResult, tree: Any) -> ParseResult:
+        """Return the (possibly changed) result."""
+
+
+class ScoringFilter:
+    """Link-analysis hooks run at each crawl step (Nutch's ScoringFilter).
+
+    Every method has a neutral default, so a filter overrides only what it needs.
+    Scores are floats; datums may be changed in place where the method says so.
+    """
+
+    def injected_score(self, url: str, datum: CrawlDatum) -> None:
+        """Adjust a newly injected datum's score in place."""
+
+    def initial_score(self, url: str, datum: CrawlDatum) -> None:
+        """Set the score of a URL first seen as a link target, in place."""
+
+    def generator_sort_value(self, url: str, datum: CrawlDatum, init_sort: float) -> float:
+        """Sort value used by generate (higher first)."""
+        return init_sort
+
+    def pass_score_before_parsing(self, url: str, datum: CrawlDatum, content: Content) -> None:
+        """Copy score facts into content metadata."""
+
+    def pass_score_after_parsing(self, url: str, content: Content, parse: ParseResult) -> None:
+        """Copy score facts from content into parse metadata."""
+
+    def distribute_score_to_outlinks(
+        self, from_url: str, parse: ParseResult, targets: list[tuple[str, CrawlDatum]],
+        adjust: CrawlDatum | None, all_count: int,
+    ) -> CrawlDatum | None:
+        """Set scores of outlink datums in ``targets`` in place; may return an adjustment datum."""
+        return adjust
+
+    def update_db_score(
+        self, url: str, old: CrawlDatum | None, datum: CrawlDatum, inlinks: Sequence[CrawlDatum]
+    ) -> None:
+        """Update the new crawldb datum's score in place from its inlinks."""
+
+    def orphaned_score(self, url: str, datum: CrawlDatum) -> None:
+        """Adjust the score of a URL that received no inlinks this round."""
+
+    def indexer_score(
+        self, url: str, doc: Mapping[str, Any], db: CrawlDatum, fetch: CrawlDatum | None,
+        parse: ParseResult | None, inlinks: Sequence[Inlink], init_score: float,
+    ) -> float:
+        """Document boost for the index."""
+        return init_score
+
+
+class FetchSchedule(ABC):
+    """When to (re)fetch a page (Nutch's FetchSchedule); times in ms, intervals in seconds.
+
+    Methods change ``datum`` in place.  ``state`` is 0 unknown, 1 modified, 2 not modified.
+    """
+
+    @abstractmethod
+    def initialize_schedule(self, url: str, datum: CrawlDatum, now: int) -> None:
+        """Schedule a new URL: fetch time now, default interval, no retries."""
+
+    @abstractmethod
+    def set_fetch_schedule(
+        self, url: str, datum: CrawlDatum, prev_fetch_time: int, prev_modified_time: int,
+        fetch_time: int, modified_time: int, state: int,
+    ) -> None:
+        """Schedule the next fetch after a successful (or not-modified) fetch."""
+
+    @abstractmethod
+    def set_page_gone_schedule(
+        self, url: str, datum: CrawlDatum, prev_fetch_time: int, prev_modified_time: int, fetch_time: int
+    ) -> None:
+        """Schedule a page that is gone."""
+
+    @abstractmethod
+    def set_page_retry_schedule(
+        self, url: str, datum: CrawlDatum, prev_fetch_time: int, prev_modified_time: int, fetch_time: int
+    ) -> None:
+        """Schedule a retry after a transient failure."""
+
+    @abstractmethod
+    def calculate_last_fetch_time(self, datum: CrawlDatum) -> int:
+        """Time of the last fetch (0 if never fetched)."""
+
+    @abstractmethod
+    def should_fetch(self, url: str, datum: CrawlDatum, now: int) -> bool:
+        """Whether the URL is due at ``now`` (may pull a far-future fetch time back)."""
+
+    @abstractmethod
+    def force_refetch(self, url: str, datum: CrawlDatum, asap: bool) -> None:
+        """Reset the datum so the page is fetched again (now if ``asap``)."""
+
+
+class Signature(ABC):
+    """Computes a page's content signature (digest) used for change detection and dedup."""
+
+    @abstractmethod
+    def calculate(self, content: Content, parse: ParseResult | None) -> bytes:
+        """Return the signature bytes (at most 256)."""
+
+
+@dataclass
+class QueryClause:
+    """One clause of a parsed query: field (``None`` = default fields), terms, phrase/required/prohibited."""
+
+    terms: list[str]
+    field_name: str | None = None
+    phrase: bool = False
+    required: bool = False
+    prohibited: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class QueryFilter(ABC):
+    """Translates query clauses it recognises into engine queries.
+
+    ``fields`` lists the ``field:`` prefixes handled (empty tuple = the default
+    field).  ``translate`` returns an engine query object or ``None`` when the
+    clause is not for this filter.
+    """
+
+    fields: Sequence[str] = ()
+
+    @abstractmethod
+    def translate(self, clause: QueryClause, builder: Any) -> Any | None:
+        """Return the engine query for ``clause`` (built with ``builder``) or ``None``."""
+
+
+class IndexingFilter(ABC):
+    """Adds fields to (or vetoes) a document being indexed.
+
+    Returns the document, or ``None`` to keep the page out of the index.
+    """
+
+    @abstractmethod
+    def filter(
+        self, doc: dict[str, Any], url: str, parse: ParseResult, datum: CrawlDatum,
+        inlinks: Sequence[Inlink], outlinks: Sequence[Outlink],
+    ) -> dict[str, Any] | None:
+        """Return the document to index, or ``None``."""
+
+
+class IndexWriter(ABC):
+    """Receives index actions: add/replace documents by URL, delete by URL, commit."""
+
+    @abstractmethod
+    def open(self, location: str) -> None:
+        """Prepare to write to ``location``."""
+
+    @abstractmethod
+    def write(self, doc: Mapping[str, Any]) -> None:
+        """Add or replace the document whose ``url`` field is given."""
+
+    @abstractmethod
+    def delete(self, url: str) -> None:
+        """Remove the document of ``url`` if present."""
+
+    @abstractmethod
+    def commit(self) -> None:
+        """Make everything written so far durable and visible."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Commit pending work and release resources."""
+
+
+EXTENSION_POINTS: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (URLNormalizer, URLFilter, URLExemptionFilter, Protocol, Parser, HtmlParseFilter,
+                ScoringFilter, FetchSchedule, Signature, QueryFilter, IndexingFilter, IndexWriter)
+}
+"""Extension point name → interface."""

@@ -1,0 +1,1 @@
+"""Gossamer's built-in plugins, registered through entry points like any third-party plugin."""

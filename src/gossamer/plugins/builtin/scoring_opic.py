@@ -1,0 +1,91 @@
+"""``scoring-opic``: Nutch's OPIC scoring filter (reference §7.4).
+
+Injected pages keep their injected score; new link targets start at 0; each page
+passes its score, divided by its number of outlinks, to its link targets
+(× ``db.score.link.internal`` / ``db.score.link.external``); updatedb adds the
+scores of a page's inlinks to its own; the index boost is score^``indexer.score.power``.
+As in Nutch, the source page keeps its score (no cash is removed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.records import Content, Inlink
+from gossamer.core.settings import Settings
+from gossamer.plugins.api import ParseResult, ScoringFilter
+from gossamer.plugins.registry import PluginInfo
+from gossamer.store.partitioning import host_of
+
+SCORE_KEY = "nutch.crawl.score"
+
+
+class OPICScoringFilter(ScoringFilter):
+    """Online Page Importance Computation, as Nutch implements it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.score_power = settings.get_float("indexer.score.power")
+        self.internal = settings.get_float("db.score.link.internal")
+        self.external = settings.get_float("db.score.link.external")
+        self.count_filtered = settings.get_bool("db.score.count.filtered")
+
+    def initial_score(self, url: str, datum: CrawlDatum) -> None:
+        """New link targets start with nothing."""
+        datum.score = 0.0
+
+    def generator_sort_value(self, url: str, datum: CrawlDatum, init_sort: float) -> float:
+        """Score × init_sort."""
+        return datum.score * init_sort
+
+    def pass_score_before_parsing(self, url: str, datum: CrawlDatum, content: Content) -> None:
+        """Carry the page's score in the content metadata."""
+        content.metadata[SCORE_KEY] = repr(datum.score)
+
+    def pass_score_after_parsing(self, url: str, content: Content, parse: ParseResult) -> None:
+        """Carry the score on into the parse's content metadata."""
+        if SCORE_KEY in content.metadata:
+            parse.data.content_metadata[SCORE_KEY] = content.metadata[SCORE_KEY]
+
+    def distribute_score_to_outlinks(
+        self, from_url: str, parse: ParseResult, targets: list[tuple[str, CrawlDatum]],
+        adjust: CrawlDatum | None, all_count: int,
+    ) -> CrawlDatum | None:
+        """Give each target score / outlinks, weighted by internal or external factor."""
+        try:
+            score = float(parse.data.content_metadata.get(SCORE_KEY, "0"))
+        except ValueError:
+            score = 0.0
+        count = all_count if self.count_filtered else len(targets)
+        if count <= 0:
+            return adjust
+        share = score / count
+        source_host = host_of(from_url)
+        for url, datum in targets:
+            factor = self.internal if host_of(url) == source_host else self.external
+            datum.score = share * factor
+        return adjust
+
+    def update_db_score(
+        self, url: str, old: CrawlDatum | None, datum: CrawlDatum, inlinks: Sequence[CrawlDatum]
+    ) -> None:
+        """New score = previous score + the scores carried by this round's inlinks."""
+        base = old if old is not None else datum
+        datum.score = base.score + sum(link.score for link in inlinks)
+
+    def indexer_score(
+        self, url: str, doc: Mapping[str, Any], db: CrawlDatum, fetch: CrawlDatum | None,
+        parse: ParseResult | None, inlinks: Sequence[Inlink], init_score: float,
+    ) -> float:
+        """Score ^ indexer.score.power × init_score."""
+        return (max(db.score, 0.0) ** self.score_power) * init_score
+
+
+PLUGIN = PluginInfo(
+    id="scoring-opic",
+    point="ScoringFilter",
+    factory=OPICScoringFilter,
+    description="OPIC link scoring (score passed along outlinks, summed in updatedb)",
+    aliases=("org.apache.nutch.scoring.opic.OPICScoringFilter",),
+)

@@ -1,0 +1,182 @@
+"""Plugin discovery, activation (``plugin.includes``) and ordered chains.
+
+Every plugin — built-in or third-party — is a :class:`PluginInfo` published
+through the entry-point group ``gossamer.plugins``::
+
+    [project.entry-points."gossamer.plugins"]
+    urlfilter-mine = "my_package.my_module:PLUGIN"
+
+Activation follows Nutch: a plugin of a chain extension point is active when its
+id matches ``plugin.includes`` (a Java-style regex matched against the whole id)
+and does not match ``plugin.excludes``.  Single-choice points are selected by a
+property naming a plugin id or Nutch class name (``db.fetch.schedule.class``,
+``db.signature.class``).  Chains run in the order of their ``*.order`` property
+(ids or Nutch class names, space or comma separated); active plugins not named
+there follow in id order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, TypeVar
+
+from gossamer.core.settings import Settings
+from gossamer.plugins.api import EXTENSION_POINTS, PluginNotConfigured
+
+ENTRY_POINT_GROUP = "gossamer.plugins"
+
+SELECTED_BY: dict[str, str] = {
+    "FetchSchedule": "db.fetch.schedule.class",
+    "Signature": "db.signature.class",
+}
+"""Single-choice extension points and the property that names the chosen plugin."""
+
+ORDERED_BY: dict[str, str] = {
+    "URLNormalizer": "urlnormalizer.order",
+    "URLFilter": "urlfilter.order",
+    "ScoringFilter": "scoring.filter.order",
+    "IndexingFilter": "indexingfilter.order",
+    "HtmlParseFilter": "htmlparsefilter.order",
+}
+"""Chain extension points whose order a property sets."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """A plugin: id (Nutch-style, e.g. ``urlfilter-regex``), extension point, factory.
+
+    ``factory(settings)`` builds the plugin object; it may raise
+    :class:`~gossamer.plugins.api.PluginNotConfigured`.  ``aliases`` are other names
+    that select or order it (Nutch class names).
+    """
+
+    id: str
+    point: str
+    factory: Callable[[Settings], Any]
+    description: str
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.point not in EXTENSION_POINTS:
+            raise ValueError(f"plugin {self.id!r}: unknown extension point {self.point!r}")
+
+    def names(self) -> tuple[str, ...]:
+        """The id and every alias."""
+        return (self.id, *self.aliases)
+
+
+@dataclass(frozen=True)
+class PluginState:
+    """A plugin and whether it runs under the current settings (with the reason)."""
+
+    info: PluginInfo
+    active: bool
+    reason: str
+    source: str
+
+
+def discover() -> tuple[list[tuple[PluginInfo, str]], list[str]]:
+    """Load every entry point of the group: ``([(plugin, distribution)], [load errors])``.
+
+    A broken third-party plugin is reported, never fatal.
+    """
+    found: list[tuple[PluginInfo, str]] = []
+    errors: list[str] = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        dist = ep.dist.name if ep.dist is not None else "?"
+        try:
+            loaded = ep.load()
+        except Exception as exc:  # noqa: BLE001 - any import error of a plugin is reported
+            errors.append(f"plugin {ep.name!r} ({ep.value}) failed to load: {exc}")
+            continue
+        items = loaded if isinstance(loaded, (list, tuple)) else [loaded]
+        for item in items:
+            if isinstance(item, PluginInfo):
+                found.append((item, dist))
+            else:
+                errors.append(f"plugin {ep.name!r} ({ep.value}) is not a PluginInfo")
+    found.sort(key=lambda pair: pair[0].id)
+    return found, errors
+
+
+class PluginRepository:
+    """The plugins of one set of settings: which are active, and their instances.
+
+    Instances are built lazily, once, and cached.  Use one repository per
+    process (jobs build it through ``TaskContext.cached``).
+    """
+
+    def __init__(self, settings: Settings, plugins: list[tuple[PluginInfo, str]] | None = None) -> None:
+        self.settings = settings
+        if plugins is None:
+            plugins, self.load_errors = discover()
+        else:
+            self.load_errors = []
+        self._plugins = plugins
+        self._instances: dict[str, Any] = {}
+        self._not_configured: dict[str, str] = {}
+
+    def states(self) -> list[PluginState]:
+        """Every known plugin with its activation state, by extension point then id."""
+        result = [PluginState(info, *self._activation(info), source) for info, source in self._plugins]
+        return sorted(result, key=lambda s: (s.info.point, s.info.id))
+
+    def _activation(self, info: PluginInfo) -> tuple[bool, str]:
+        if info.point in SELECTED_BY:
+            prop = SELECTED_BY[info.point]
+            chosen = self.settings.get_str(prop)
+            if chosen in info.names():
+                return True, f"selected by {prop}"
+            return False, f"not selected by {prop}"
+        includes = self.settings.get_str("plugin.includes")
+        excludes = self.settings.get_str("plugin.excludes")
+        if not re.fullmatch(includes, info.id):
+            return False, "not in plugin.includes"
+        if excludes and re.fullmatch(excludes, info.id):
+            return False, "in plugin.excludes"
+        if info.id in self._not_configured:
+            return False, f"not configured: {self._not_configured[info.id]}"
+        return True, "in plugin.includes"
+
+    def _instance(self, info: PluginInfo) -> Any | None:
+        if info.id not in self._instances:
+            try:
+                self._instances[info.id] = info.factory(self.settings)
+            except PluginNotConfigured as exc:
+                self._not_configured[info.id] = str(exc)
+                self._instances[info.id] = None
+        return self._instances[info.id]
+
+    def chain(self, point: type[T]) -> list[T]:
+        """Active, configured plugins of a chain extension point, in order."""
+        name = point.__name__
+        active = [info for info, _ in self._plugins if info.point == name and self._activation(info)[0]]
+        order_prop = ORDERED_BY.get(name)
+        order = re.split(r"[\s,]+", self.settings.get_str(order_prop).strip()) if order_prop else []
+        rank = {alias: i for i, alias in enumerate(n for n in order if n)}
+
+        def position(info: PluginInfo) -> tuple[int, str]:
+            ranks = [rank[n] for n in info.names() if n in rank]
+            return (min(ranks) if ranks else len(rank), info.id)
+
+        instances = [self._instance(info) for info in sorted(active, key=position)]
+        return [item for item in instances if item is not None]
+
+    def single(self, point: type[T]) -> T:
+        """The plugin selected for a single-choice extension point; ``LookupError`` if none."""
+        name = point.__name__
+        prop = SELECTED_BY[name]
+        chosen = self.settings.get_str(prop)
+        for info, _ in self._plugins:
+            if info.point == name and chosen in info.names():
+                instance = self._instance(info)
+                if instance is None:
+                    raise LookupError(f"{prop}={chosen}: {self._not_configured[info.id]}")
+                return instance
+        known = sorted(i.id for i, _ in self._plugins if i.point == name)
+        raise LookupError(f"{prop}={chosen!r} names no {name} plugin; known: {', '.join(known)}")

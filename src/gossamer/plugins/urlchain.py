@@ -1,0 +1,50 @@
+"""The URL normalizer and filter chains of one scope, as one callable step.
+
+``URLChain.process(url)`` normalizes with every active URLNormalizer (for
+``urlnormalizer.loop.count`` passes, stopping early when a pass changes
+nothing), then runs every active URLFilter; it returns the URL to keep or
+``None`` when a filter rejects it.  A normalizer's :class:`ValueError` (a
+malformed URL) propagates to the caller, who reports and counts it.
+"""
+
+from __future__ import annotations
+
+from gossamer.core.settings import Settings
+from gossamer.plugins.api import URLFilter, URLNormalizer
+from gossamer.plugins.registry import PluginRepository
+
+
+class URLChain:
+    """Normalizers then filters, for ``scope``; either half can be switched off."""
+
+    def __init__(
+        self, repository: PluginRepository, scope: str, normalize: bool = True, filter: bool = True
+    ) -> None:
+        self.scope = scope
+        self.normalizers: list[URLNormalizer] = repository.chain(URLNormalizer) if normalize else []
+        self.filters: list[URLFilter] = repository.chain(URLFilter) if filter else []
+        self.loops = max(1, repository.settings.get_int("urlnormalizer.loop.count"))
+
+    def normalize(self, url: str) -> str:
+        """Apply the normalizers (raises :class:`ValueError` for malformed URLs)."""
+        for _ in range(self.loops):
+            before = url
+            for normalizer in self.normalizers:
+                url = normalizer.normalize(url, self.scope)
+            if url == before:
+                break
+        return url
+
+    def filter(self, url: str) -> str | None:
+        """Apply the filters; ``None`` when one rejects the URL."""
+        for url_filter in self.filters:
+            result = url_filter.filter(url)
+            if result is None:
+                return None
+            url = result
+        return url
+
+
+def settings_key(settings: Settings, *parts: object) -> str:
+    """A cache key that changes whenever the settings do (for per-process plugin caches)."""
+    return repr((sorted((k, repr(v)) for k, v in settings.values.items()), str(settings.conf_dir), parts))

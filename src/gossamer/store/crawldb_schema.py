@@ -1,0 +1,98 @@
+"""The crawldb's Parquet schema and conversion between Arrow rows and CrawlDatum.
+
+Columns: ``url`` (sort key), ``host`` (lower-case, for per-host queries),
+``status`` (Nutch status byte), ``fetch_time`` / ``modified_time`` (UTC
+timestamps in ms), ``retries``, ``fetch_interval`` (seconds), ``score``
+(float32), ``signature`` (binary or null) and ``metadata`` (map of text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pyarrow as pa
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.store.partitioning import host_of
+
+TIMESTAMP = pa.timestamp("ms", tz="UTC")
+
+CRAWLDB_SCHEMA = pa.schema(
+    [
+        pa.field("url", pa.string(), nullable=False),
+        pa.field("host", pa.string(), nullable=False),
+        pa.field("status", pa.uint8(), nullable=False),
+        pa.field("fetch_time", TIMESTAMP, nullable=False),
+        pa.field("retries", pa.int16(), nullable=False),
+        pa.field("fetch_interval", pa.int32(), nullable=False),
+        pa.field("score", pa.float32(), nullable=False),
+        pa.field("signature", pa.binary()),
+        pa.field("modified_time", TIMESTAMP, nullable=False),
+        pa.field("metadata", pa.map_(pa.string(), pa.string())),
+    ]
+)
+
+
+def datums_to_batch(
+    rows: Sequence[tuple[str, CrawlDatum]], schema: pa.Schema = CRAWLDB_SCHEMA
+) -> pa.RecordBatch:
+    """Build a crawldb batch from ``(url, datum)`` pairs (order kept).
+
+    ``schema`` may add trailing columns (e.g. engine bookkeeping); those are
+    filled with nulls.
+    """
+    columns: dict[str, list[object]] = {
+        "url": [url for url, _ in rows],
+        "host": [host_of(url) for url, _ in rows],
+        "status": [int(d.status) for _, d in rows],
+        "fetch_time": [d.fetch_time for _, d in rows],
+        "retries": [d.retries for _, d in rows],
+        "fetch_interval": [d.fetch_interval for _, d in rows],
+        "score": [d.score for _, d in rows],
+        "signature": [d.signature for _, d in rows],
+        "modified_time": [d.modified_time for _, d in rows],
+        "metadata": [list(d.metadata.items()) if d.metadata else None for _, d in rows],
+    }
+    arrays = []
+    for field in schema:
+        values = columns.get(field.name)
+        arrays.append(pa.array(values if values is not None else [None] * len(rows), type=field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def batch_to_datums(batch: pa.RecordBatch | pa.Table) -> list[tuple[str, CrawlDatum]]:
+    """Turn crawldb rows into ``(url, datum)`` pairs (timestamps become epoch ms)."""
+    n = batch.num_rows
+    if n == 0:
+        return []
+    urls = batch.column("url").to_pylist()
+    status = batch.column("status").to_pylist()
+    fetch_time = batch.column("fetch_time").cast(pa.int64()).to_pylist()
+    retries = batch.column("retries").to_pylist()
+    interval = batch.column("fetch_interval").to_pylist()
+    score = batch.column("score").to_pylist()
+    signature = batch.column("signature").to_pylist()
+    modified = batch.column("modified_time").cast(pa.int64()).to_pylist()
+    metadata = batch.column("metadata").to_pylist()
+    return [
+        (
+            urls[i],
+            CrawlDatum(
+                status=status[i],
+                fetch_time=fetch_time[i],
+                retries=retries[i],
+                fetch_interval=interval[i],
+                score=score[i],
+                signature=signature[i],
+                modified_time=modified[i],
+                metadata=dict(metadata[i]) if metadata[i] else {},
+            ),
+        )
+        for i in range(n)
+    ]
+
+
+def iter_datums(batches: Iterable[pa.RecordBatch]) -> Iterable[tuple[str, CrawlDatum]]:
+    """Stream ``(url, datum)`` pairs out of crawldb batches."""
+    for batch in batches:
+        yield from batch_to_datums(batch)

@@ -1,0 +1,73 @@
+"""Host extraction and the host-hash partitioner shared by every table and engine.
+
+A row belongs to part ``crc32(lower(host)) mod parts``.  CRC-32 is stable across
+processes, machines and engines (unlike Python's ``hash``), so a table written by
+the local engine and one written by Spark put each host in the same part, and a
+merge job can stream a table as a co-partitioned side input.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+PARTITIONER_NAME = "host-crc32"
+
+_HOST_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*://(?:[^/?#@]*@)?(?P<host>\[[^\]]*\]|[^/?#:]*)"
+
+
+def host_of(url: str) -> str:
+    """Lower-cased host of ``url`` (IPv6 literals keep their brackets); ``""`` when it has none."""
+    scheme_end = url.find("://")
+    if scheme_end < 0:
+        return ""
+    start = scheme_end + 3
+    end = len(url)
+    for stop in "/?#":
+        found = url.find(stop, start)
+        if 0 <= found < end:
+            end = found
+    authority = url[start:end]
+    authority = authority.rpartition("@")[2]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1].lower() if "]" in authority else authority.lower()
+    return authority.partition(":")[0].lower()
+
+
+def hosts_of(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Vectorized :func:`host_of` over a string array (nulls and non-URLs give ``""``)."""
+    parts = pc.extract_regex(urls, _HOST_PATTERN)
+    hosts = pc.struct_field(parts, "host")
+    hosts = pc.utf8_lower(hosts)
+    hosts = pc.fill_null(hosts, "")
+    if isinstance(hosts, pa.ChunkedArray):
+        hosts = hosts.combine_chunks()
+    return hosts
+
+
+def host_hash(host: str) -> int:
+    """The stable 32-bit hash of a host name used for partitioning."""
+    return zlib.crc32(host.encode("utf-8"))
+
+
+def part_of_url(url: str, parts: int) -> int:
+    """The part a single URL belongs to."""
+    return host_hash(host_of(url)) % parts
+
+
+def parts_of_hosts(hosts: pa.Array, parts: int) -> pa.Array:
+    """Part number (int32) of each host; hashes each distinct host once."""
+    encoded = pc.dictionary_encode(hosts)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    table = pa.array(
+        [host_hash(h) % parts for h in encoded.dictionary.to_pylist()], type=pa.int32()
+    )
+    return table.take(encoded.indices)
+
+
+def parts_of_urls(urls: pa.Array | pa.ChunkedArray, parts: int) -> pa.Array:
+    """Part number (int32) of each URL."""
+    return parts_of_hosts(hosts_of(urls), parts)

@@ -1,0 +1,213 @@
+"""Partitioned, sorted Parquet tables: one directory per table version.
+
+A version directory holds ``part-NNNNN.parquet`` files (one per host-hash part,
+empty parts included, each sorted by the key column), a ``_table.json``
+description and, once complete, an empty ``_SUCCESS`` marker.  Readers only
+trust directories with ``_SUCCESS``.  Single-key lookup hashes the key's host
+to its part, picks the row group by the key column's min/max statistics and
+binary-searches inside it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gossamer.store.partitioning import PARTITIONER_NAME, part_of_url
+
+SUCCESS_MARKER = "_SUCCESS"
+DESCRIPTION_FILE = "_table.json"
+
+
+class TableError(RuntimeError):
+    """A table that is missing, incomplete or inconsistent."""
+
+
+def part_name(index: int) -> str:
+    """File name of part ``index``."""
+    return f"part-{index:05d}.parquet"
+
+
+@dataclass(frozen=True)
+class TableDescription:
+    """What ``_table.json`` records about a table version."""
+
+    kind: str
+    parts: int
+    key: str = "url"
+    partitioner: str = PARTITIONER_NAME
+    rows: int = 0
+    job: str = ""
+    created: int = 0
+
+    def to_json(self) -> str:
+        """Serialize as JSON."""
+        return json.dumps(self.__dict__, indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TableDescription:
+        """Parse ``_table.json`` text."""
+        data = json.loads(text)
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+def fsync_path(path: Path) -> None:
+    """Flush a file or directory to stable storage (best effort on odd filesystems)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class PartWriter:
+    """Writes one sorted part file; call :meth:`write` with batches in key order, then :meth:`close`."""
+
+    def __init__(self, path: Path, schema: pa.Schema, row_group_rows: int, compression: str) -> None:
+        self.path = path
+        self.rows = 0
+        self._row_group_rows = row_group_rows
+        self._schema = schema
+        self._pending: list[pa.RecordBatch] = []
+        self._pending_rows = 0
+        self._writer = pq.ParquetWriter(
+            path,
+            schema,
+            compression=compression,
+            sorting_columns=[pq.SortingColumn(0)],
+            write_statistics=True,
+        )
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        """Append rows; row groups are cut at exactly ``row_group_rows`` rows."""
+        if batch.num_rows == 0:
+            return
+        if batch.schema != self._schema:
+            batch = pa.RecordBatch.from_arrays(
+                [batch.column(f.name).cast(f.type) for f in self._schema], schema=self._schema
+            )
+        self._pending.append(batch)
+        self._pending_rows += batch.num_rows
+        self.rows += batch.num_rows
+        if self._pending_rows >= self._row_group_rows:
+            self._flush(final=False)
+
+    def _flush(self, final: bool) -> None:
+        table = pa.Table.from_batches(self._pending, schema=self._schema)
+        cut = table.num_rows if final else table.num_rows - table.num_rows % self._row_group_rows
+        if cut:
+            self._writer.write_table(table.slice(0, cut), row_group_size=self._row_group_rows)
+        rest = table.slice(cut)
+        self._pending = rest.to_batches()
+        self._pending_rows = rest.num_rows
+
+    def close(self) -> None:
+        """Write the remaining rows and the footer, then fsync the file."""
+        if self._pending_rows:
+            self._flush(final=True)
+        self._writer.close()
+        fsync_path(self.path)
+
+
+def finish_version(directory: Path, description: TableDescription) -> None:
+    """Write ``_table.json`` and ``_SUCCESS`` (after every part is closed), then fsync the directory."""
+    missing = [i for i in range(description.parts) if not (directory / part_name(i)).is_file()]
+    if missing:
+        raise TableError(f"{directory}: parts {missing[:5]} were not written")
+    (directory / DESCRIPTION_FILE).write_text(description.to_json() + "\n", encoding="utf-8")
+    fsync_path(directory / DESCRIPTION_FILE)
+    (directory / SUCCESS_MARKER).write_bytes(b"")
+    fsync_path(directory)
+
+
+class TableVersion:
+    """A complete, read-only table version directory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        if not (directory / SUCCESS_MARKER).is_file():
+            raise TableError(f"{directory} is not a complete table (no {SUCCESS_MARKER})")
+        self.description = TableDescription.from_json(
+            (directory / DESCRIPTION_FILE).read_text(encoding="utf-8")
+        )
+
+    @property
+    def parts(self) -> int:
+        """Number of parts."""
+        return self.description.parts
+
+    def part_path(self, index: int) -> Path:
+        """Path of part ``index``."""
+        return self.directory / part_name(index)
+
+    def part_paths(self) -> list[Path]:
+        """All part paths in order."""
+        return [self.part_path(i) for i in range(self.parts)]
+
+    def schema(self) -> pa.Schema:
+        """Arrow schema of the table."""
+        return pq.read_schema(self.part_path(0))
+
+    def iter_part(
+        self, index: int, batch_rows: int = 65536, columns: list[str] | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """Stream one part's rows in key order."""
+        with pq.ParquetFile(self.part_path(index)) as pf:
+            yield from pf.iter_batches(batch_size=batch_rows, columns=columns)
+
+    def iter_batches(
+        self, batch_rows: int = 65536, columns: list[str] | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """Stream all rows, part after part."""
+        for index in range(self.parts):
+            yield from self.iter_part(index, batch_rows, columns)
+
+    def num_rows(self) -> int:
+        """Total rows, from the Parquet footers."""
+        total = 0
+        for path in self.part_paths():
+            with pq.ParquetFile(path) as pf:
+                total += pf.metadata.num_rows
+        return total
+
+    def lookup(self, key: str) -> pa.Table:
+        """Rows whose key equals ``key`` (usually zero or one), read from one row group."""
+        column = self.description.key
+        with pq.ParquetFile(self.part_path(part_of_url(key, self.parts))) as pf:
+            meta = pf.metadata
+            col_index = pf.schema_arrow.get_field_index(column)
+            mins: list[str] = []
+            groups: list[int] = []
+            for g in range(meta.num_row_groups):
+                stats = meta.row_group(g).column(col_index).statistics
+                if stats is None or not stats.has_min_max:
+                    mins, groups = [], list(range(meta.num_row_groups))
+                    break
+                mins.append(stats.min)
+                groups.append(g)
+            if mins:
+                start = max(bisect.bisect_left(mins, key) - 1, 0)
+                candidates = [g for g in groups[start:] if meta.row_group(g).column(col_index)
+                              .statistics.min <= key][:2]
+            else:
+                candidates = groups
+            pieces = []
+            for g in candidates:
+                group = pf.read_row_group(g)
+                keys = group.column(column).to_pylist()
+                lo = bisect.bisect_left(keys, key)
+                hi = bisect.bisect_right(keys, key, lo)
+                if hi > lo:
+                    pieces.append(group.slice(lo, hi - lo))
+            if not pieces:
+                return pf.schema_arrow.empty_table()
+            return pa.concat_tables(pieces)
