@@ -9,6 +9,7 @@ goal was met, else 1 (2 for usage errors).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -56,7 +57,11 @@ def ok_overall(result: dict[str, Any]) -> bool:
 
 
 def _fmt(value: Any, spec: str) -> str:
-    return format(value, spec) if isinstance(value, int | float) else "-"
+    """``value`` formatted with ``spec``, or ``-`` right-aligned to the spec's width if missing."""
+    if isinstance(value, int | float):
+        return format(value, spec)
+    width = "".join(itertools.takewhile(str.isdigit, spec))
+    return format("-", f">{width}") if width else "-"
 
 
 def print_table(result: dict[str, Any]) -> None:

@@ -2,7 +2,7 @@
 
 Steps, all in a fresh temporary directory and each measured by :mod:`bench.measure`:
 
-1. generate the seed file (timed in-process, see :mod:`bench.synthetic`);
+1. generate the seed file (``python -m bench.synthetic``, measured separately, not a step);
 2. ``duckdb``: the peer baseline (:mod:`bench.duckdb_baseline`) on the same seed file;
 3. ``inject``: ``gossamer inject <work>/crawl/crawldb <seeds>``;
 4. ``readdb``: ``gossamer readdb <crawldb> -stats``, checked for the line ``TOTAL urls:\\t<n>``
@@ -18,6 +18,7 @@ venv's ``gossamer`` console script.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,7 +31,6 @@ from typing import Any
 from bench import MB, REPO_ROOT, BenchOptions
 from bench.duckdb_baseline import duckdb_argv, rows_written
 from bench.measure import CommandError, Measurement, run_measured
-from bench.synthetic import write_seeds
 
 NAME: str = "inject"
 DESCRIPTION: str = "inject synthetic seeds into a new CrawlDb and again (merge); DuckDB dedupe baseline"
@@ -143,8 +143,12 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
     seeds = work / "seeds" / "seeds.txt"
     seeds.parent.mkdir(parents=True)
     log(f"generating {urls:,} URLs over {hosts:,} hosts into {seeds}")
-    gen = write_seeds(seeds, urls, hosts, seed=opts.seed)
-    expected = gen.good_urls
+    gen_argv = [sys.executable, "-m", "bench.synthetic", str(seeds), str(urls), str(hosts)]
+    gen_run = run_measured(
+        [*gen_argv, "--seed", str(opts.seed)], log_dir=work / "logs", name="generate", cwd=REPO_ROOT
+    )
+    gen = json.loads(gen_run.stdout)
+    expected = gen["good_urls"]
     run = _Runner(work / "logs", expected)
     ddb = run.step("duckdb", duckdb_argv(sys.executable, seeds, work / "duckdb_out", work / "duckdb_tmp"))
     gossamer = gossamer_executable()
@@ -168,7 +172,7 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
             "gossamer": gossamer,
             "workdir": str(work) if opts.keep else None,
         },
-        "generate": gen.to_dict(),
+        "generate": {**gen, "measured": gen_run.summary(expected)},
         "expected_total_urls": expected,
         "steps": steps,
         "ratios": {
@@ -178,7 +182,7 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
             "inject_peak_rss_vs_duckdb": _ratio(steps, "inject", "duckdb", "peak_tree_rss_mb"),
         },
         "sizes": {
-            "seeds_bytes": gen.bytes,
+            "seeds_bytes": gen["bytes"],
             "crawldb": dir_size(crawldb),
             "duckdb_parquet": dir_size(work / "duckdb_out"),
         },

@@ -11,8 +11,11 @@ Contract of :func:`run_measured`:
   ``interval`` seconds. Descendants are found via ``/proc/<pid>/task/*/children`` when the kernel
   provides it, else by scanning the parent pid of every ``/proc/<pid>/stat``.
 * ``max_process_rss_bytes`` is the ``ru_maxrss`` that ``wait4`` reports for the process: the peak
-  RSS of the largest single process among it and the descendants it waited for. Since sampling can
-  miss short spikes, report ``max(peak_tree_rss, max_process_rss)`` as the memory peak.
+  RSS of the largest single process among it and the descendants it waited for. Linux folds the
+  pre-exec memory of a spawned child, i.e. this (parent) process's RSS, into it; the parent's peak
+  is therefore reset first (``/proc/self/clear_refs``), so the value is inflated by at most the
+  parent's current RSS (keep the parent small). Since sampling can miss short spikes, report
+  ``max(peak_tree_rss, max_process_rss)`` as the memory peak.
 * stdout/stderr go to ``<log_dir>/<name>.stdout``/``.stderr`` and their text is returned.
 * A non-zero exit raises :class:`CommandError` (with the measurement and the stderr tail) unless
   ``check`` is false.
@@ -76,7 +79,7 @@ class Measurement:
 class CommandError(RuntimeError):
     """A measured command exited non-zero; ``measurement`` holds what was measured anyway."""
 
-    def __init__(self, measurement: Measurement, tail_lines: int = 20) -> None:
+    def __init__(self, measurement: Measurement, tail_lines: int = 40) -> None:
         tail = "\n".join(measurement.stderr.splitlines()[-tail_lines:])
         super().__init__(
             f"command failed with exit code {measurement.returncode}: "
@@ -173,6 +176,15 @@ class _Sampler(threading.Thread):
         self.join()
 
 
+def _reset_own_peak_rss() -> None:
+    """Reset this process's RSS high-water mark so spawned children do not inherit it (best effort)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+
+
 def run_measured(
     argv: Sequence[str],
     *,
@@ -186,6 +198,7 @@ def run_measured(
     """Run ``argv`` to completion and measure it (see the module docstring for the contract)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     out_path, err_path = log_dir / f"{name}.stdout", log_dir / f"{name}.stderr"
+    _reset_own_peak_rss()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()

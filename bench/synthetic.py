@@ -17,7 +17,10 @@ Contract of :func:`write_seeds` (same ``seed`` and sizes give a byte-identical f
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -245,3 +248,19 @@ def write_seeds(
             specials = [f"# block {hi // COMMENT_EVERY}\n", "\n"] if crossed and hi < urls else []
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.synthetic PATH URLS HOSTS [--seed S]``: write seeds, print stats as JSON."""
+    p = argparse.ArgumentParser(prog="python -m bench.synthetic", description=__doc__.splitlines()[0])
+    p.add_argument("path", type=Path)
+    p.add_argument("urls", type=int)
+    p.add_argument("hosts", type=int)
+    p.add_argument("--seed", type=int, default=42)
+    args = p.parse_args(argv)
+    print(json.dumps(write_seeds(args.path, args.urls, args.hosts, seed=args.seed).to_dict()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

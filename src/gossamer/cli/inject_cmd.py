@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, out_console, print_errors, settings_for, user_errors
+from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
 from gossamer.crawl.inject import InjectOptions, inject
 from gossamer.store import CrawlLayout
 
@@ -47,8 +47,8 @@ def inject_command(
             raise FileNotFoundError(f"seeds not found: {seeds}")
         report = inject(crawldb, seeds, settings, options, progress)
     for action in report.recovered:
-        out_console.print(f"Injector: recovered: {action}")
+        typer.echo(f"Injector: recovered: {action}")
     print_errors(report.errors, report.counters.get("errors", 0))
     for line in report.summary_lines():
-        out_console.print(line)
-    out_console.print(f"Injector: finished in {report.seconds:.2f} s")
+        typer.echo(line)
+    typer.echo(f"Injector: finished in {report.seconds:.2f} s")

@@ -9,6 +9,11 @@ from typing import Annotated
 
 import typer
 
+try:  # Typer >= 0.2x vendors Click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older Typer with Click installed separately
+    from click.exceptions import ClickException
+
 from gossamer import __version__
 from gossamer.cli.common import STATE, err_console, extract_defines
 from gossamer.cli.inject_cmd import inject_command
@@ -65,13 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return 130
-    except Exception as exc:  # click usage errors come here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return exc.exit_code
-        raise
+    except ClickException as exc:  # usage errors come here in non-standalone mode
+        exc.show()
+        return exc.exit_code
     return 0
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, out_console, settings_for, user_errors
+from gossamer.cli.common import fail, settings_for, user_errors
 from gossamer.crawl.readdb import DumpFilter, dump, lookup, top_n, write_top_n
 from gossamer.crawl.readdb_stats import crawldb_stats
 from gossamer.store import CrawlLayout, open_live
@@ -56,23 +56,23 @@ def readdb_command(
             quantiles = [float(q) for q in settings.get_list("db.stats.score.quantiles")]
             result = crawldb_stats(version, quantiles, by_host=sort)
             if as_json:
-                out_console.print_json(json.dumps(result.to_json()))
+                typer.echo(json.dumps(result.to_json(), indent=1))
             else:
-                out_console.print(result.to_text(str(crawldb)), markup=False)
+                typer.echo(result.to_text(str(crawldb)))
         elif dump_dir is not None:
             flt = DumpFilter.build(status, regex, retry, sample)
             count = dump(version, dump_dir, fmt, flt)
-            out_console.print(f"CrawlDb dump: {count} records written to {dump_dir}", markup=False)
+            typer.echo(f"CrawlDb dump: {count} records written to {dump_dir}")
         elif url is not None:
             datum = lookup(version, url)
             if datum is None:
-                out_console.print(f"URL: {url}\nnot found", markup=False)
+                typer.echo(f"URL: {url}\nnot found")
                 raise typer.Exit(1)
-            out_console.print(f"URL: {url}\n{datum.to_text()}", markup=False, end="")
+            typer.echo(f"URL: {url}\n{datum.to_text()}", nl=False)
         else:
             assert topn is not None
             if not rest or len(rest) > 2:
                 fail("-topN needs: <n> <out_dir> [<min score>]")
             minimum = float(rest[1]) if len(rest) > 1 else None
             path = write_top_n(top_n(version, topn, minimum), Path(rest[0]))
-            out_console.print(f"CrawlDb topN: done ({path})", markup=False)
+            typer.echo(f"CrawlDb topN: done ({path})")

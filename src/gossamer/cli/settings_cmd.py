@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import out_console, settings_for
+from gossamer.cli.common import settings_for
 from gossamer.core.property import format_value
 
 
@@ -31,7 +31,7 @@ def showproperties_command(
     settings = settings_for(crawl_dir)
     rows = [(p, v, o) for p, v, o in settings.effective() if not changed or o != "default"]
     if as_json:
-        out_console.print_json(json.dumps([
+        typer.echo(json.dumps([
             {"name": p.name, "value": v, "type": p.type, "origin": o, "description": p.description}
             for p, v, o in rows
         ]))
@@ -40,4 +40,4 @@ def showproperties_command(
         line = f"{prop.name}\t{format_value(value)}\t[{origin}]"
         if describe:
             line += f"\t{prop.description}"
-        out_console.print(line, markup=False)
+        typer.echo(line)

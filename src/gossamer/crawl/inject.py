@@ -200,12 +200,12 @@ class InjectReducer:
         ctx.count("urls_injected", new)
         status = pc.if_else(from_seeds, pa.scalar(int(CrawlStatus.DB_UNFETCHED), pa.uint8()),
                             singles.column("status"))
-        pieces = [singles.set_column(singles.schema.get_field_index("status"), "status", status)
-                  .select(CRAWLDB_SCHEMA.names)]
+        singles = singles.set_column(singles.schema.get_field_index("status"), "status", status)
+        pieces = [pa.Table.from_batches([singles.select(CRAWLDB_SCHEMA.names)]).cast(CRAWLDB_SCHEMA)]
         groups = batch.filter(pc.invert(single))
         if groups.num_rows:
-            pieces.append(self._merge_groups(groups, ctx))
-        merged = pa.Table.from_batches([p for p in pieces if p.num_rows] or [pieces[0]])
+            pieces.append(pa.Table.from_batches([self._merge_groups(groups, ctx)]))
+        merged = pa.concat_tables(pieces)
         if len(pieces) > 1:
             merged = merged.take(pc.sort_indices(merged, [("url", "ascending")]))
         yield from merged.combine_chunks().to_batches()

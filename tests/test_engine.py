@@ -1,0 +1,116 @@
+import random
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from gossamer.core.settings import load_settings
+from gossamer.engine import Input, Job, LocalEngine, TableSource, TextSource
+from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
+from gossamer.engine.sort import merge_sorted, sort_table
+from gossamer.store import TableDescription, TableVersion, finish_version, new_staging_dir
+from gossamer.store.partitioning import part_of_url
+
+from . import engine_jobs
+
+
+def make_lines(path: Path, n: int, hosts: int, seed: int = 1) -> Counter[str]:
+    rng = random.Random(seed)
+    expected: Counter[str] = Counter()
+    with path.open("w") as handle:
+        for i in range(n):
+            url = f"http://h{rng.randrange(hosts)}.example/{rng.randrange(n // 3)}"
+            value = rng.randrange(100)
+            expected[url] += value
+            handle.write(f"{url} {value}\n")
+            if i % 997 == 0:
+                handle.write("garbage line\n")
+    return expected
+
+
+def run(job: Job, tmp: Path, **settings: object) -> tuple[TableVersion, object]:
+    overrides = [f"{k.replace('_', '.')}={v}" for k, v in settings.items()]
+    out = new_staging_dir(tmp / f"out-{len(list(tmp.glob('out-*')))}")
+    result = LocalEngine(load_settings(overrides=overrides)).run(job, out)
+    finish_version(out, TableDescription(kind="test", parts=job.parts, rows=result.rows))
+    return TableVersion(out), result
+
+
+def text_job(path: Path, parts: int = 4) -> Job:
+    source = TextSource((str(path),), split_bytes=64 * 1024)
+    return Job("sum", [Input(source, engine_jobs.map_lines)], engine_jobs.SHUFFLE, engine_jobs.reduce_sum,
+               engine_jobs.OUTPUT, parts)
+
+
+def read_all(version: TableVersion) -> dict[str, int]:
+    return {row["url"]: row["total"] for row in pa.Table.from_batches(list(version.iter_batches()),
+                                                                       schema=engine_jobs.OUTPUT).to_pylist()}
+
+
+def test_spilling_external_sort_gives_exact_results_with_any_worker_count(tmp_path: Path) -> None:
+    lines = tmp_path / "lines.txt"
+    expected = make_lines(lines, 60_000, 40)
+    job = text_job(lines)
+    assert len(job.inputs[0].source.splits()) > 1
+    # A tiny budget forces many spill runs per task; one worker runs in-process, two spawn processes.
+    small, small_result = run(job, tmp_path, engine_memory_budget_mb=1, engine_local_workers=1,
+                              engine_batch_rows=4096)
+    big, big_result = run(job, tmp_path, engine_memory_budget_mb=512, engine_local_workers=2)
+    assert read_all(small) == dict(expected) == read_all(big)
+    for version in (small, big):
+        for index in range(version.parts):
+            for batch in version.iter_part(index):
+                assert engine_jobs.keys_sorted(batch)
+                assert all(part_of_url(u, version.parts) == index for u in batch.column("url").to_pylist())
+    assert small_result.counters["lines"] == big_result.counters["lines"] == 60_000 + 61
+    assert small_result.counters["errors"] == 61
+    assert small_result.counters["groups"] == len(expected)
+    assert len(small_result.errors) == 20  # samples are capped; all are counted
+    assert [p.read_bytes() for p in small.part_paths()] == [p.read_bytes() for p in big.part_paths()]
+
+
+def test_copartitioned_side_input_is_merged_without_shuffle(tmp_path: Path) -> None:
+    lines = tmp_path / "lines.txt"
+    expected = make_lines(lines, 5_000, 10)
+    first, _ = run(text_job(lines), tmp_path)
+    job = Job("sum2", [Input(TableSource(str(first.directory)), engine_jobs.map_table, copartitioned=True),
+                       Input(TextSource((str(lines),)), engine_jobs.map_lines)],
+              engine_jobs.SHUFFLE, engine_jobs.reduce_sum, engine_jobs.OUTPUT, first.parts)
+    second, _ = run(job, tmp_path, engine_memory_budget_mb=1)
+    assert read_all(second) == {url: 2 * total for url, total in expected.items()}
+    rows = pa.Table.from_batches(list(second.iter_batches())).to_pylist()
+    # within a key, the side input (_src 0) always comes before the text input (_src 1)
+    assert all(row["sources"].startswith("0") for row in rows)
+
+
+def _run_tables(keys: list[str], src: int) -> pa.Table:
+    n = len(keys)
+    table = pa.table({"url": pa.array(keys, pa.string()), "value": pa.array(range(n), pa.int64()),
+                      SRC_COLUMN: pa.array([src] * n, pa.int16()),
+                      SEQ_COLUMN: pa.array(range(n), pa.int64())})
+    return sort_table(table, "url")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_merge_never_splits_a_key_and_keeps_order(seed: int) -> None:
+    rng = random.Random(seed)
+    runs = []
+    for src in range(rng.randrange(1, 6)):
+        keys = [f"k{rng.randrange(40):03d}" for _ in range(rng.randrange(0, 300))]
+        table = _run_tables(keys, src)
+        runs.append(table.to_batches(max_chunksize=rng.randrange(1, 50)))
+    schema = _run_tables([], 0).schema
+    chunks = list(merge_sorted((iter(r) for r in runs), schema, "url", chunk_rows=rng.randrange(1, 100)))
+    seen: set[str] = set()
+    merged = []
+    for chunk in chunks:
+        keys = chunk.column("url").to_pylist()
+        assert not seen & set(keys), "a key appeared in two chunks"
+        seen |= set(keys)
+        merged.extend(zip(keys, chunk.column(SRC_COLUMN).to_pylist(), chunk.column(SEQ_COLUMN).to_pylist(),
+                          strict=True))
+    everything = [row for r in runs for b in r for row in zip(
+        b.column("url").to_pylist(), b.column(SRC_COLUMN).to_pylist(), b.column(SEQ_COLUMN).to_pylist(),
+        strict=True)]
+    assert merged == sorted(everything)

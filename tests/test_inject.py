@@ -1,0 +1,154 @@
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from .conftest import stats_value, write_lines
+
+GOOD = [
+    "http://example.com/",
+    "https://www.example.org/docs/index.html\tnutch.score=2.5\tcategory=news",
+    "http://example.com/about\tnutch.fetchInterval=86400",
+    "ftp://ftp.example.net/pub/\tnutch.fetchInterval.fixed=3600",
+    "http://[::1]:8080/local",
+]
+BAD = [
+    "not a url",
+    "htp://bad.example/",
+    "mailto:someone@example.com",
+    "http://",
+    "http://bad-score.example/\tnutch.score=abc",
+    "http://bad-interval.example/\tnutch.fetchInterval=soon",
+    "http://no-equals.example/\tjustakey",
+]
+
+
+@pytest.fixture
+def seeds(tmp_path: Path) -> Path:
+    lines = ["# a comment", ""] + GOOD[:3] + BAD + GOOD[3:] + ["   # indented comment", "http://example.com/"]
+    return write_lines(tmp_path / "seeds.txt", lines)
+
+
+def test_inject_good_and_bad_lines_then_stats(cli, tmp_path: Path, seeds: Path) -> None:
+    crawldb = tmp_path / "crawl" / "crawldb"
+    result = cli("inject", crawldb, seeds)
+    assert result.code == 0, result.err
+    assert "Injector: Total new urls injected: 5" in result.out
+    assert "Injector: Total bad seed lines (skipped): 7" in result.out
+    for line_no, text in [(6, "not a URL"), (7, "unknown scheme 'htp'"), (8, "unknown scheme 'mailto'"),
+                          (9, "not a URL"), (10, "nutch.score='abc'"), (11, "nutch.fetchInterval='soon'"),
+                          (12, "bad metadata 'justakey'")]:
+        assert f"seeds.txt:{line_no}: " in result.err and text in result.err
+    stats = cli("readdb", crawldb, "-stats")
+    assert stats.code == 0
+    assert stats_value(stats.out, "TOTAL urls") == "5"
+    assert stats_value(stats.out, "status 1 (db_unfetched)") == "5"
+    assert stats_value(stats.out, "max score") == "2.5"
+    assert stats_value(stats.out, "shortest fetch interval") == "0 days, 01:00:00"
+    urls = duckdb.sql(f"SELECT url FROM '{crawldb}/current/*.parquet' ORDER BY url").fetchall()
+    assert sorted(u for (u,) in urls) == sorted(line.split("\t")[0] for line in GOOD)
+
+
+def test_parts_open_as_sorted_parquet_in_duckdb(cli, tmp_path: Path) -> None:
+    seeds = write_lines(tmp_path / "s.txt", [f"http://h{i % 37}.example/p{i}" for i in range(3000)])
+    crawldb = tmp_path / "crawldb"
+    assert cli("inject", crawldb, seeds, "-D", "store.parts=5").code == 0
+    parts = sorted((crawldb / "current").glob("part-*.parquet"))
+    assert len(parts) == 5
+    for part in parts:
+        urls = pq.read_table(part, columns=["url"]).column("url").to_pylist()
+        assert urls == sorted(urls)
+        assert pq.ParquetFile(part).metadata.row_group(0).sorting_columns[0].column_index == 0
+    assert duckdb.sql(f"SELECT count(DISTINCT url) FROM '{crawldb}/current/*.parquet'").fetchall() == [(3000,)]
+
+
+def test_seed_values_and_metadata(cli, tmp_path: Path, seeds: Path) -> None:
+    crawldb = tmp_path / "crawldb"
+    cli("inject", crawldb, seeds)
+    out = cli("readdb", crawldb, "-url", "https://www.example.org/docs/index.html").out
+    assert "Score: 2.5" in out and "\tcategory=news" in out and "Status: 1 (db_unfetched)" in out
+    out = cli("readdb", crawldb, "-url", "http://example.com/about").out
+    assert "Retry interval: 86400 seconds (1 days)" in out
+    out = cli("readdb", crawldb, "-url", "ftp://ftp.example.net/pub/").out
+    assert "Retry interval: 3600 seconds" in out and "fixedInterval=3600.0" in out
+    missing = cli("readdb", crawldb, "-url", "http://absent.example/")
+    assert missing.code == 1 and "not found" in missing.out
+
+
+def lookup_score(cli, crawldb: Path, url: str) -> str:
+    out = cli("readdb", crawldb, "-url", url).out
+    return next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("Score: "))
+
+
+def test_merge_rules_for_urls_already_present(cli, tmp_path: Path) -> None:
+    crawldb = tmp_path / "crawldb"
+    write_lines(tmp_path / "a.txt", ["http://a.example/\tnutch.score=3\tk=old", "http://b.example/"])
+    write_lines(tmp_path / "b.txt", ["http://a.example/\tnutch.score=7\tk=new\tx=1", "http://c.example/"])
+    cli("inject", crawldb, tmp_path / "a.txt")
+    plain = cli("inject", crawldb, tmp_path / "b.txt")
+    assert "already in CrawlDb: 1" in plain.out and "Total new urls injected: 1" in plain.out
+    assert lookup_score(cli, crawldb, "http://a.example/") == "3.0"  # existing entry kept as it was
+    cli("inject", crawldb, tmp_path / "b.txt", "-update")
+    out = cli("readdb", crawldb, "-url", "http://a.example/").out
+    assert "Score: 7.0" in out and "\tk=new" in out and "\tx=1" in out
+    write_lines(tmp_path / "c.txt", ["http://a.example/\tz=2"])
+    cli("inject", crawldb, tmp_path / "c.txt", "--overwrite")
+    out = cli("readdb", crawldb, "-url", "http://a.example/").out
+    assert "Score: 1.0" in out and "\tz=2" in out and "k=new" not in out
+    assert stats_value(cli("readdb", crawldb, "-stats").out, "TOTAL urls") == "3"
+    both = cli("inject", crawldb, tmp_path / "c.txt", "-update", "-overwrite")
+    assert both.code == 2
+
+
+def test_update_keeps_old_score_when_seed_has_default(cli, tmp_path: Path) -> None:
+    crawldb = tmp_path / "crawldb"
+    cli("inject", crawldb, write_lines(tmp_path / "a.txt", ["http://a.example/\tnutch.score=3"]))
+    cli("inject", crawldb, write_lines(tmp_path / "b.txt", ["http://a.example/\tm=1"]), "-update")
+    assert lookup_score(cli, crawldb, "http://a.example/") == "3.0"
+
+
+def test_last_duplicate_seed_line_wins_and_directory_of_seeds(cli, tmp_path: Path) -> None:
+    seeds_dir = tmp_path / "seeds"
+    seeds_dir.mkdir()
+    write_lines(seeds_dir / "1.txt", ["http://d.example/\tnutch.score=1.5", "http://e.example/"])
+    write_lines(seeds_dir / "2.txt", ["http://d.example/\tnutch.score=4"])
+    write_lines(seeds_dir / ".hidden", ["http://hidden.example/"])
+    crawldb = tmp_path / "crawldb"
+    result = cli("inject", crawldb, seeds_dir)
+    assert "Total new urls injected: 2" in result.out
+    assert lookup_score(cli, crawldb, "http://d.example/") == "4.0"
+
+
+def test_purge_404_and_settings_from_the_crawl_directory(cli, tmp_path: Path) -> None:
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    (crawl / "gossamer.toml").write_text('"db.score.injected" = 0.25\n')
+    crawldb = crawl / "crawldb"
+    cli("inject", crawldb, write_lines(tmp_path / "a.txt", ["http://a.example/"]))
+    assert lookup_score(cli, crawldb, "http://a.example/") == "0.25"
+
+
+def test_missing_seeds_and_unknown_option(cli, tmp_path: Path) -> None:
+    missing = cli("inject", tmp_path / "crawldb", tmp_path / "nope.txt")
+    assert missing.code == 2 and "not found" in missing.err
+    assert not (tmp_path / "crawldb" / "current").exists()
+    assert cli("inject", tmp_path / "crawldb", tmp_path / "nope.txt", "-bogus").code == 2
+
+
+def test_no_filter_gnu_spelling_and_define_anywhere(cli, tmp_path: Path) -> None:
+    seeds = write_lines(tmp_path / "s.txt", ["http://a.example/"])
+    result = cli("inject", "--no-filter", tmp_path / "crawldb", seeds, "-Ddb.score.injected=5",
+                 "--no-normalize")
+    assert result.code == 0
+    assert lookup_score(cli, tmp_path / "crawldb", "http://a.example/") == "5.0"
+
+
+def test_stats_json_and_sort(cli, tmp_path: Path, seeds: Path) -> None:
+    crawldb = tmp_path / "crawldb"
+    cli("inject", crawldb, seeds)
+    data = json.loads(cli("readdb", crawldb, "-stats", "--json").out)
+    assert data["total"] == 5 and data["status"] == {"db_unfetched": 5}
+    out = cli("readdb", crawldb, "-stats", "-sort").out
+    assert "   example.com :\t2" in out.splitlines()
