@@ -28,7 +28,8 @@ from gossamer.crawl.seeds import SeedError, is_seed_text, parse_seed_line
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
 from gossamer.engine import Input, Job, TableSource, TaskContext, TextSource
 from gossamer.plugins import PluginRepository, ScoringFilter, URLChain, settings_key
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch
+from gossamer.store.partitioning import hosts_of
 
 SCOPE = "inject"
 
@@ -94,20 +95,20 @@ class SeedMapper:
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         """Turn a batch of seed lines into injected rows; bad lines are reported and skipped."""
         settings = ctx.settings
-        schemes = settings.get_list("urls.schemes")
+        schemes = frozenset(settings.get_list("urls.schemes"))
         default_score = settings.get_float("db.score.injected")
         default_interval = settings.get_int("db.fetch.interval.default")
         chain = _url_chain(ctx, self.options)
-        scoring = _scoring(ctx)
-        rows: list[tuple[str, CrawlDatum]] = []
+        scoring = [f for f in _scoring(ctx) if type(f).injected_score is not ScoringFilter.injected_score]
+        urls: list[str] = []
+        scores: list[float] = []
+        intervals: list[int] = []
+        metadata: list[list[tuple[str, str]] | None] = []
         lines = batch.column("line").to_pylist()
-        numbers = batch.column("line_no").to_pylist()
-        files = batch.column("file").to_pylist()
-        for line, number, file in zip(lines, numbers, files, strict=True):
+        for index, line in enumerate(lines):
             if not is_seed_text(line):
                 continue
             ctx.count("seed_lines")
-            where = f"{file}:{number}"
             try:
                 seed = parse_seed_line(line)
                 problem = url_problem(seed.url, schemes)
@@ -119,27 +120,56 @@ class SeedMapper:
                     raise SeedError(f"{problem} after normalization: {url!r}")
             except (SeedError, ValueError) as exc:
                 ctx.count("urls_bad")
+                where = f"{batch.column('file')[index].as_py()}:{batch.column('line_no')[index].as_py()}"
                 ctx.report(f"{where}: {exc}: {line[:300]!r}")
                 continue
             kept = chain.filter(url)
             if kept is None:
                 ctx.count("urls_filtered")
                 continue
-            datum = CrawlDatum(
-                status=CrawlStatus.INJECTED, fetch_time=self.now,
-                fetch_interval=seed.interval if seed.interval is not None else default_interval,
-                score=seed.score if seed.score is not None else default_score,
-                metadata=dict(seed.metadata),
-            )
+            meta = seed.metadata
+            interval = seed.interval if seed.interval is not None else default_interval
             if seed.fixed_interval is not None:
-                datum.metadata[META_FIXED_INTERVAL] = repr(seed.fixed_interval)
-                datum.set_fetch_interval(seed.fixed_interval)
-            for scoring_filter in scoring:
-                scoring_filter.injected_score(kept, datum)
-            rows.append((kept, datum))
-        ctx.count("urls_injected_total", len(rows))
-        if rows:
-            yield datums_to_batch(rows)
+                meta[META_FIXED_INTERVAL] = repr(seed.fixed_interval)
+                interval = int(round(seed.fixed_interval))
+            score = seed.score if seed.score is not None else default_score
+            if scoring:
+                datum = CrawlDatum(CrawlStatus.INJECTED, self.now, 0, interval, score, metadata=meta)
+                for scoring_filter in scoring:
+                    scoring_filter.injected_score(kept, datum)
+                score, interval, meta = datum.score, datum.fetch_interval, datum.metadata
+            urls.append(kept)
+            scores.append(score)
+            intervals.append(interval)
+            metadata.append(list(meta.items()) if meta else None)
+        ctx.count("urls_injected_total", len(urls))
+        if urls:
+            yield injected_batch(urls, scores, intervals, metadata, self.now)
+
+
+def injected_batch(urls: list[str], scores: list[float], intervals: list[int],
+                   metadata: list[list[tuple[str, str]] | None], now: int) -> pa.RecordBatch:
+    """Crawldb rows with status ``injected`` built column by column (no per-row objects)."""
+    n = len(urls)
+    url_array = pa.array(urls, pa.string())
+    columns = {
+        "url": url_array,
+        "host": hosts_of(url_array),
+        "status": pa.array(np_full(n, int(CrawlStatus.INJECTED)), pa.uint8()),
+        "fetch_time": pa.array(np_full(n, now), pa.int64()).cast(TIMESTAMP),
+        "retries": pa.array(np_full(n, 0), pa.int16()),
+        "fetch_interval": pa.array(intervals, pa.int32()),
+        "score": pa.array(scores, pa.float32()),
+        "signature": pa.nulls(n, pa.binary()),
+        "modified_time": pa.array(np_full(n, 0), pa.int64()).cast(TIMESTAMP),
+        "metadata": pa.array(metadata, CRAWLDB_SCHEMA.field("metadata").type),
+    }
+    return pa.RecordBatch.from_arrays([columns[f.name] for f in CRAWLDB_SCHEMA], schema=CRAWLDB_SCHEMA)
+
+
+def np_full(n: int, value: int) -> list[int]:
+    """A list of ``n`` copies of ``value`` (cheap: one list repetition)."""
+    return [value] * n
 
 
 @dataclass(frozen=True)
