@@ -19,7 +19,7 @@ def start_writer(crawldb: Path, seeds: Path) -> subprocess.Popen[bytes]:
     exe = Path(sys.executable).with_name("gossamer")
     env = {k: v for k, v in os.environ.items() if k in ENV_KEEP}
     return subprocess.Popen(
-        [str(exe), "inject", str(crawldb), str(seeds), "-D", "engine.local.workers=2",
+        [str(exe), "inject", str(crawldb), str(seeds), "-D", "engine.local.workers=2", "-D", "engine.local.inline.mb=0",
          "-D", "engine.memory.budget.mb=16", "-D", "store.row.group.rows=1024"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
 

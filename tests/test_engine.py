@@ -56,7 +56,8 @@ def test_spilling_external_sort_gives_exact_results_with_any_worker_count(tmp_pa
     # A tiny budget forces many spill runs per task; one worker runs in-process, two spawn processes.
     small, small_result = run(job, tmp_path, engine_memory_budget_mb=1, engine_local_workers=1,
                               engine_batch_rows=4096)
-    big, big_result = run(job, tmp_path, engine_memory_budget_mb=512, engine_local_workers=2)
+    big, big_result = run(job, tmp_path, engine_memory_budget_mb=512, engine_local_workers=2,
+                          engine_local_inline_mb=0)
     assert read_all(small) == dict(expected) == read_all(big)
     for version in (small, big):
         for index in range(version.parts):

@@ -19,7 +19,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from gossamer.core.settings import Settings, SettingsError, load_settings
-from gossamer.store import LockedError, TableError
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -75,6 +74,9 @@ def settings_for(crawl_dir: Path | None) -> Settings:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn expected failures (bad input, locked table, missing file) into clean exit-2 errors."""
+    from gossamer.store.lock import LockedError
+    from gossamer.store.table import TableError
+
     try:
         yield
     except (SettingsError, LockedError, TableError, FileNotFoundError, NotADirectoryError,

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
-from gossamer.crawl.inject import InjectOptions, inject
-from gossamer.store import CrawlLayout
+from gossamer.store.layout import CrawlLayout
 
 
 def inject_command(
@@ -38,6 +37,8 @@ def inject_command(
 
       gossamer inject crawl/crawldb seeds/ -update -D db.score.injected=2.0
     """
+    from gossamer.crawl.inject import InjectOptions, inject
+
     if overwrite and update:
         fail("-overwrite and -update exclude each other")
     settings = settings_for(CrawlLayout.of_table(crawldb).root)

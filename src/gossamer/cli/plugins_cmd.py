@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +10,6 @@ import typer
 from rich.table import Table
 
 from gossamer.cli.common import err_console, out_console, settings_for
-from gossamer.plugins import PluginRepository
 
 
 def plugins_command(
@@ -23,11 +23,19 @@ def plugins_command(
     db.signature.class).  Third-party plugins register in the entry-point group
     "gossamer.plugins".
     """
+    from gossamer.plugins import PluginRepository
+
     repo = PluginRepository(settings_for(crawl_dir))
-    table = Table("plugin", "extension point", "active", "why", "package", "description")
-    for state in repo.states():
-        table.add_row(state.info.id, state.info.point, "yes" if state.active else "no", state.reason,
-                      state.source, state.info.description)
-    out_console.print(table)
+    header = ("plugin", "extension point", "active", "why", "package", "description")
+    rows = [(s.info.id, s.info.point, "yes" if s.active else "no", s.reason, s.source, s.info.description)
+            for s in repo.states()]
+    if sys.stdout.isatty():
+        table = Table(*header)
+        for row in rows:
+            table.add_row(*row)
+        out_console.print(table)
+    else:  # tab-separated for pipes and scripts
+        for row in [header, *rows]:
+            typer.echo("\t".join(row))
     for error in repo.load_errors:
         err_console.print(f"warning: {error}", markup=False)

@@ -9,9 +9,7 @@ from typing import Annotated
 import typer
 
 from gossamer.cli.common import fail, settings_for, user_errors
-from gossamer.crawl.readdb import DumpFilter, dump, lookup, top_n, write_top_n
-from gossamer.crawl.readdb_stats import crawldb_stats
-from gossamer.store import CrawlLayout, open_live
+from gossamer.store.layout import CrawlLayout
 
 
 def readdb_command(
@@ -43,6 +41,10 @@ def readdb_command(
 
       gossamer readdb crawl/crawldb -topN 100 top [0.5]
     """
+    from gossamer.crawl.readdb import DumpFilter, dump, lookup, top_n, write_top_n
+    from gossamer.crawl.readdb_stats import crawldb_stats
+    from gossamer.store import open_live
+
     modes = [stats, dump_dir is not None, url is not None, topn is not None]
     if sum(modes) != 1:
         fail("choose exactly one of -stats, -dump <out>, -url <url>, -topN <n> <out>")

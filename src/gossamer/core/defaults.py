@@ -485,6 +485,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("engine", "local", "str", "Job engine: local (embedded, all cores) or spark", nutch=False),
     Property("engine.local.workers", 0, "int",
              "Worker processes of the local engine; 0 = one per CPU core", nutch=False),
+    Property("engine.local.inline.mb", 16, "int",
+             "Jobs with less input than this (MB) run in-process instead of starting workers", nutch=False),
     Property(
         "engine.memory.budget.mb",
         512,

@@ -182,7 +182,7 @@ class ExistingMapper:
         """Yield the rows to keep."""
         if ctx.settings.get_bool("db.update.purge.404"):
             gone = pc.equal(batch.column("status"), int(CrawlStatus.DB_GONE))
-            purged = pc.sum(gone).as_py() or 0
+            purged = _true_count(gone)
             if purged:
                 ctx.count("urls_purged_404", purged)
                 batch = batch.filter(pc.invert(gone))
@@ -208,7 +208,13 @@ class ExistingMapper:
 
 @dataclass(frozen=True)
 class InjectReducer:
-    """Reduce function: merge seeds with existing rows per URL (Nutch's InjectReducer)."""
+    """Reduce function: merge seeds with existing rows per URL (Nutch's InjectReducer).
+
+    Everything but ``-update`` is decided column-wise: per URL group the old row
+    is kept if there is one (``-overwrite``: the last seed row instead), else the
+    last seed row.  ``-update`` merges field by field in Python, only for URLs
+    that are both old and seeded.
+    """
 
     options: InjectOptions
     seed_src: int
@@ -216,80 +222,69 @@ class InjectReducer:
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         """Yield merged crawldb rows in URL order."""
         n = batch.num_rows
-        keys = batch.column("url")
+        keys, src = batch.column("url"), batch.column("_src")
         if n > 1:
             differs = pc.not_equal(keys.slice(1), keys.slice(0, n - 1))
             first = pa.concat_arrays([pa.array([True]), differs])
             last = pa.concat_arrays([differs, pa.array([True])])
-            single = pc.and_(first, last)
         else:
-            single = pa.array([True] * n)
-        singles = batch.filter(single)
-        from_seeds = pc.equal(singles.column("_src"), self.seed_src)
-        new = pc.sum(from_seeds).as_py() or 0
-        ctx.count("urls_injected", new)
-        status = pc.if_else(from_seeds, pa.scalar(int(CrawlStatus.DB_UNFETCHED), pa.uint8()),
-                            singles.column("status"))
-        singles = singles.set_column(singles.schema.get_field_index("status"), "status", status)
-        pieces = [pa.Table.from_batches([singles.select(CRAWLDB_SCHEMA.names)]).cast(CRAWLDB_SCHEMA)]
-        groups = batch.filter(pc.invert(single))
-        if groups.num_rows:
-            pieces.append(pa.Table.from_batches([self._merge_groups(groups, ctx)]))
+            first = last = pa.array([True] * n)
+        group = pc.subtract(pc.cumulative_sum(pc.cast(first, pa.int64())), 1)
+        has_old = pc.not_equal(pc.take(src.filter(first), group), self.seed_src)
+        from_seed = pc.equal(src, self.seed_src)
+        both = pc.and_(has_old, pc.invert(pc.and_(first, last)))
+        groups = _true_count(first)
+        with_old = _true_count(pc.and_(first, has_old))
+        seeded_groups = _true_count(pc.and_(last, from_seed))
+        ctx.count("urls_injected", groups - with_old)
+        ctx.count("urls_merged", _true_count(pc.and_(first, both)))
+        ctx.count("urls_duplicate_in_seeds", (_true_count(from_seed)) - seeded_groups)
+        if self.options.overwrite:
+            keep = last
+            ctx.count("urls_overwritten", _true_count(pc.and_(first, both)))
+        else:
+            keep = pc.or_(pc.and_(first, has_old), pc.and_(last, pc.invert(has_old)))
+        if self.options.update:
+            keep = pc.and_(keep, pc.invert(both))
+        kept = batch.filter(keep)
+        status = pc.if_else(pc.equal(kept.column("_src"), self.seed_src),
+                            pa.scalar(int(CrawlStatus.DB_UNFETCHED), pa.uint8()), kept.column("status"))
+        kept = kept.set_column(kept.schema.get_field_index("status"), "status", status)
+        pieces = [pa.Table.from_batches([kept.select(CRAWLDB_SCHEMA.names)]).cast(CRAWLDB_SCHEMA)]
+        if self.options.update:
+            updated = batch.filter(both)
+            if updated.num_rows:
+                pieces.append(pa.Table.from_batches([self._update_groups(updated, ctx)]))
         merged = pa.concat_tables(pieces)
         if len(pieces) > 1:
             merged = merged.take(pc.sort_indices(merged, [("url", "ascending")]))
         yield from merged.combine_chunks().to_batches()
 
-    def _merge_groups(self, groups: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
-        settings = ctx.settings
-        default_score = settings.get_float("db.score.injected")
-        default_interval = settings.get_int("db.fetch.interval.default")
-        sources = groups.column("_src").to_pylist()
-        out: list[tuple[str, CrawlDatum]] = []
-        old: CrawlDatum | None = None
-        injected: CrawlDatum | None = None
-        current: str | None = None
-        duplicates = 0
-
-        def flush() -> None:
-            if current is None:
-                return
-            out.append((current, self._decide(old, injected, default_score, default_interval, ctx)))
-
-        for (url, datum), src in zip(batch_to_datums(groups), sources, strict=True):
-            if url != current:
-                flush()
-                current, old, injected = url, None, None
+    def _update_groups(self, rows: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
+        """``-update`` for URLs with an old row and seed rows: seed metadata, score, interval merged in."""
+        default_score = ctx.settings.get_float("db.score.injected")
+        default_interval = ctx.settings.get_int("db.fetch.interval.default")
+        out: dict[str, CrawlDatum] = {}
+        seeds: dict[str, CrawlDatum] = {}
+        for (url, datum), src in zip(batch_to_datums(rows), rows.column("_src").to_pylist(), strict=True):
             if src == self.seed_src:
-                duplicates += injected is not None
-                injected = datum
+                seeds[url] = datum  # the last seed line wins
             else:
-                old = datum
-        flush()
-        ctx.count("urls_duplicate_in_seeds", duplicates)
-        return datums_to_batch(out)
+                out[url] = datum
+        for url, old in out.items():
+            seed = seeds[url]
+            old.merge_metadata(seed.metadata)
+            if seed.score != default_score:
+                old.score = seed.score
+            if seed.fetch_interval != default_interval:
+                old.fetch_interval = seed.fetch_interval
+        ctx.count("urls_updated", len(out))
+        return datums_to_batch(sorted(out.items()))
 
-    def _decide(self, old: CrawlDatum | None, injected: CrawlDatum | None, default_score: float,
-                default_interval: int, ctx: TaskContext) -> CrawlDatum:
-        if injected is None:
-            assert old is not None
-            return old
-        injected.status = CrawlStatus.DB_UNFETCHED
-        if old is None:
-            ctx.count("urls_injected")
-            return injected
-        ctx.count("urls_merged")
-        if self.options.overwrite:
-            ctx.count("urls_overwritten")
-            return injected
-        if self.options.update:
-            ctx.count("urls_updated")
-            old.merge_metadata(injected.metadata)
-            if injected.score != default_score:
-                old.score = injected.score
-            if injected.fetch_interval != default_interval:
-                old.fetch_interval = injected.fetch_interval
-        return old
+
+def _true_count(mask: pa.Array) -> int:
+    """Number of true values in a boolean array (0 for an empty one)."""
+    return pc.sum(mask).as_py() or 0
 
 
 def inject(

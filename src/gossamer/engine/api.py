@@ -100,6 +100,10 @@ class Split(Protocol):
         """Stream the split's rows."""
         ...
 
+    def size_bytes(self) -> int:
+        """Approximate bytes of input (used to run small jobs in-process)."""
+        ...
+
 
 class Source(Protocol):
     """Where an input's rows come from."""

@@ -8,7 +8,8 @@ merges that part's runs with the part of every co-partitioned input (already
 sorted, streamed in place) and writes the reduce output as a sorted Parquet part.
 
 Workers are spawned processes (``engine.local.workers``, 0 = one per core); a job
-with a single task runs in-process.  Spill files live in a temporary directory
+with less input than ``engine.local.inline.mb`` runs in-process, where starting workers would cost
+more than the work.  Spill files live in a temporary directory
 removed when the job ends, whatever the outcome.
 """
 
@@ -37,9 +38,14 @@ from gossamer.engine.api import (
     Split,
     TaskContext,
 )
-from gossamer.engine.sort import merge_sorted, read_run, sort_table, write_run
+from gossamer.engine.sort import merge_sorted, read_run, sort_keys, write_run
 from gossamer.store.partitioning import parts_of_urls
 from gossamer.store.table import PartWriter, part_name
+
+SPILL_OVERHEAD = 4
+"""A map buffer of B bytes needs about 4 B while it is partitioned, sorted and written."""
+RUN_BATCH_ROWS = 8192
+"""Rows per batch in spill runs: what the merge holds per run at a time."""
 
 ProgressFn = Callable[[str, int, int], None]
 """``progress(phase, done, total)`` — called in the driver as tasks finish."""
@@ -93,6 +99,8 @@ class LocalEngine:
                 for s, split in enumerate(item.source.splits())
             ]
             workers = max(1, min(self.workers, max(len(map_tasks), job.parts)))
+            if _input_bytes(job) < self.settings.get_int("engine.local.inline.mb") * 1024 * 1024:
+                workers = 1  # starting processes would cost more than the work
             budget = self._budget(workers)
             runs: dict[int, list[str]] = {p: [] for p in range(job.parts)}
             with _executor(workers) as pool:
@@ -132,6 +140,10 @@ class LocalEngine:
             yield future.result()
             if self.progress:
                 self.progress(phase, done, len(futures))
+
+
+def _input_bytes(job: Job) -> int:
+    return sum(split.size_bytes() for item in job.inputs for split in item.source.splits())
 
 
 class _InlineExecutor(Executor):
@@ -179,14 +191,21 @@ def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Count
         buffered, buffered_bytes = [], 0
         parts = parts_of_urls(table.column(job.key), job.parts)
         table = table.append_column("_part", parts)
-        table = sort_table(table, job.key)
-        for part in pc.unique(table.column("_part")).to_pylist():
-            rows = table.filter(pc.equal(table.column("_part"), part)).drop_columns(["_part"])
+        order = pc.sort_indices(table, sort_keys=[("_part", "ascending"), *sort_keys(job.key)])
+        table = table.take(order)
+        del order
+        bounds = pc.value_counts(table.column("_part")).to_pylist()
+        offset = 0
+        for entry in sorted(bounds, key=lambda item: item["values"]):
+            part, count = entry["values"], entry["counts"]
             path = Path(task.spill_dir) / (
                 f"run-{task.input_index}-{task.split_index}-{run_number}-{part_name(part)}.arrow"
             )
-            write_run(path, rows, budget.batch_rows)
+            write_run(path, table.slice(offset, count).drop_columns(["_part"]), RUN_BATCH_ROWS)
             part_runs.setdefault(part, []).append(str(path))
+            offset += count
+        del table
+        pa.default_memory_pool().release_unused()
         run_number += 1
 
     for batch in task.split.read(budget.batch_rows):
@@ -198,7 +217,7 @@ def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Count
             seq += out.num_rows
             buffered.append(tagged)
             buffered_bytes += tagged.nbytes
-            if buffered_bytes * 3 >= budget.bytes_per_task:
+            if buffered_bytes * SPILL_OVERHEAD >= budget.bytes_per_task:
                 spill()
     spill()
     return ctx.counters, ctx.errors, part_runs

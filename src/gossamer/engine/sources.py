@@ -36,6 +36,10 @@ class TextSplit:
         """File and line where the split starts."""
         return f"{self.path}:{self.first_line}"
 
+    def size_bytes(self) -> int:
+        """Length of the byte range."""
+        return self.end - self.start
+
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Yield the split's lines in batches of up to ``batch_rows``."""
         line_no = self.first_line
@@ -123,6 +127,10 @@ class TablePartSplit:
     def describe(self) -> str:
         """Table directory and part."""
         return f"{self.directory} part {self.index}"
+
+    def size_bytes(self) -> int:
+        """Compressed size of the part file (a Parquet part expands several times in memory)."""
+        return os.path.getsize(TableVersion(Path(self.directory)).part_path(self.index)) * 4
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Stream the part in key order."""
