@@ -128,3 +128,9 @@ def test_showproperties_command(cli, tmp_path: Path) -> None:
     assert "fetcher.server.delay\t5.0\t[default]" in full.out.splitlines()
     bad = cli("showproperties", "-Dhttp.agnt.name=x")
     assert bad.code == 2 and "did you mean 'http.agent.name'" in bad.err
+
+
+def test_settings_reference_in_docs_is_current(cli) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text()
+    table = cli("showproperties", "--markdown").out
+    assert table in doc, "docs/settings.md is stale: regenerate with gossamer showproperties --markdown"

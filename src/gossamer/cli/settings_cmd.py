@@ -19,6 +19,8 @@ def showproperties_command(
     describe: Annotated[bool, typer.Option("-v", "--describe", help="add each property's description")]
     = False,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="print the reference table of every "
+                                           "property's default (docs/settings.md)")] = False,
 ) -> None:
     """Print every property's effective value and where it came from.
 
@@ -28,6 +30,9 @@ def showproperties_command(
     Example:
       gossamer showproperties -d crawl -D fetcher.server.delay=1.0 --changed
     """
+    if markdown:
+        typer.echo(settings_reference(), nl=False)
+        return
     settings = settings_for(crawl_dir)
     rows = [(p, v, o) for p, v, o in settings.effective() if not changed or o != "default"]
     if as_json:
@@ -41,3 +46,18 @@ def showproperties_command(
         if describe:
             line += f"\t{prop.description}"
         typer.echo(line)
+
+
+def settings_reference() -> str:
+    """Markdown reference of every property: name, default, type, description, origin."""
+    from gossamer.core.settings import all_properties
+
+    lines = [
+        "| property | default | type | description |",
+        "|---|---|---|---|",
+    ]
+    for prop in all_properties():
+        default = format_value(prop.default).replace("|", "\\|") or "(empty)"
+        marker = "" if prop.nutch else " *(Gossamer)*"
+        lines.append(f"| `{prop.name}` | `{default}` | {prop.type} | {prop.description}{marker} |")
+    return "\n".join(lines) + "\n"

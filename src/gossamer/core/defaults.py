@@ -35,7 +35,7 @@ PROPERTIES: tuple[Property, ...] = (
              "Free text shown in parentheses after the agent name in User-Agent"),
     Property("http.agent.url", "", "str", "URL describing the crawler, advertised in the User-Agent header"),
     Property("http.agent.email", "", "str", "Contact e-mail advertised in the From and User-Agent headers"),
-    Property("http.agent.version", "Nutch-1.19", "str",
+    Property("http.agent.version", "Gossamer-0.1", "str",
              "Version string appended to the agent name in User-Agent"),
     Property("http.agent.rotate", False, "bool",
              "Pick agent strings in turn from http.agent.rotate.file instead of http.agent.name"),
