@@ -152,3 +152,26 @@ def test_stats_json_and_sort(cli, tmp_path: Path, seeds: Path) -> None:
     assert data["total"] == 5 and data["status"] == {"db_unfetched": 5}
     out = cli("readdb", crawldb, "-stats", "-sort").out
     assert "   example.com :\t2" in out.splitlines()
+
+
+def test_undecodable_and_overlong_lines_are_reported_not_fatal(cli, tmp_path: Path) -> None:
+    seeds = tmp_path / "mixed.txt"
+    seeds.write_bytes(b"http://a.example/\nhttp://b.example/\xff\xfe\n" + b"http://c.example/" + b"x" * 2_000_000
+                      + b"\nhttp://d.example/\n")
+    result = cli("inject", tmp_path / "crawldb", seeds)
+    assert result.code == 0
+    assert "mixed.txt:2: not UTF-8 text" in result.err
+    assert "mixed.txt:3: line longer than" in result.err
+    assert "Total new urls injected: 2" in result.out
+    assert cli("readdb", tmp_path / "crawldb", "-url", "http://d.example/").code == 0
+
+
+def test_locked_crawldb_is_a_clear_error(cli, tmp_path: Path) -> None:
+    from gossamer.store import TableLock
+
+    crawldb = tmp_path / "crawldb"
+    seeds = write_lines(tmp_path / "s.txt", ["http://a.example/"])
+    with TableLock(crawldb, command="other job"):
+        result = cli("inject", crawldb, seeds)
+    assert result.code == 2
+    assert "is locked by pid" in result.err and "other job" in result.err

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from gossamer.core import CrawlDatum, CrawlStatus, status_by_name, status_name
-from gossamer.core.datum import _java_float, java_date
+from gossamer.core.datum import java_date, java_float
 from gossamer.core.status import all_status_names, has_db_status, has_fetch_status
 
 from .conftest import VECTORS
@@ -46,16 +46,16 @@ def test_datum_text_layout() -> None:
     ]
 
 
-def test_java_float_rendering_of_float32_values() -> None:
+def testjava_float_rendering_of_float32_values() -> None:
     import struct
 
     def f32(x: float) -> float:
         return struct.unpack("<f", struct.pack("<f", x))[0]
 
-    assert _java_float(f32(0.1)) == "0.1"
-    assert _java_float(1.0) == "1.0"
-    assert _java_float(f32(1e7)) == "1.0E7"
-    assert _java_float(f32(0.0001)) == "1.0E-4"
+    assert java_float(f32(0.1)) == "0.1"
+    assert java_float(1.0) == "1.0"
+    assert java_float(f32(1e7)) == "1.0E7"
+    assert java_float(f32(0.0001)) == "1.0E-4"
     assert java_date(0) == "Thu Jan 01 00:00:00 UTC 1970"
 
 

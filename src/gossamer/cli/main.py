@@ -32,16 +32,20 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"gossamer {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _global(
     conf: Annotated[Path | None, typer.Option("--conf", help="config file or directory "
                                               "(gossamer.toml / nutch-site.xml); default: the crawl directory")]
     = None,
-    version: Annotated[bool, typer.Option("--version", help="print the version and exit")] = False,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True,
+                                          callback=_print_version)] = False,
 ) -> None:
-    if version:
-        typer.echo(f"gossamer {__version__}")
-        raise typer.Exit(0)
     STATE.conf = conf
 
 

@@ -99,7 +99,7 @@ class CrawlDatum:
             f"Modified time: {java_date(self.modified_time)}",
             f"Retries since fetch: {self.retries}",
             f"Retry interval: {self.fetch_interval} seconds ({days} days)",
-            f"Score: {_java_float(self.score)}",
+            f"Score: {java_float(self.score)}",
             f"Signature: {self.signature_hex() or 'null'}",
             "Metadata: ",
         ]
@@ -113,7 +113,7 @@ def java_date(millis: int) -> str:
     return moment.strftime("%a %b %d %H:%M:%S UTC %Y")
 
 
-def _java_float(value: float) -> str:
+def java_float(value: float) -> str:
     """Render a value stored as float32 the way Java prints a float (``1.0``, ``0.1``, ``1.0E7``).
 
     The shortest decimal that round-trips through float32 is used, so a score read

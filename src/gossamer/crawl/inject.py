@@ -105,11 +105,14 @@ class SeedMapper:
         intervals: list[int] = []
         metadata: list[list[tuple[str, str]] | None] = []
         lines = batch.column("line").to_pylist()
+        problems = batch.column("problem").to_pylist()
         for index, line in enumerate(lines):
             if not is_seed_text(line):
                 continue
             ctx.count("seed_lines")
             try:
+                if problems[index]:
+                    raise SeedError(problems[index])
                 seed = parse_seed_line(line)
                 problem = url_problem(seed.url, schemes)
                 if problem:

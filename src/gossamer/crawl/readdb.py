@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from gossamer.core.datum import SECONDS_PER_DAY, CrawlDatum, java_date
+from gossamer.core.datum import SECONDS_PER_DAY, CrawlDatum, java_date, java_float
 from gossamer.core.status import status_by_name
 from gossamer.crawl.readdb_stats import connect, parquet_relation
 from gossamer.store.crawldb_schema import batch_to_datums
@@ -67,7 +67,7 @@ def format_record(url: str, datum: CrawlDatum, fmt: str) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerow([
         url, datum.status, datum.status_name, java_date(datum.fetch_time), java_date(datum.modified_time),
-        datum.retries, datum.fetch_interval, datum.fetch_interval // SECONDS_PER_DAY, datum.score,
+        datum.retries, datum.fetch_interval, datum.fetch_interval // SECONDS_PER_DAY, java_float(datum.score),
         datum.signature_hex() or "null", "|".join(f"{k}:{v}" for k, v in datum.metadata.items()),
     ])
     return buffer.getvalue()
@@ -79,7 +79,7 @@ def _json_record(url: str, datum: CrawlDatum) -> dict[str, object]:
         "fetchTime": java_date(datum.fetch_time), "fetchTimeMillis": datum.fetch_time,
         "modifiedTime": java_date(datum.modified_time), "modifiedTimeMillis": datum.modified_time,
         "retriesSinceFetch": datum.retries, "retryIntervalSeconds": datum.fetch_interval,
-        "retryIntervalDays": datum.fetch_interval / SECONDS_PER_DAY, "score": float(f"{datum.score:.7g}"),
+        "retryIntervalDays": datum.fetch_interval / SECONDS_PER_DAY, "score": float(java_float(datum.score)),
         "signature": datum.signature_hex(), "metadata": datum.metadata,
     }
 

@@ -1,8 +1,11 @@
 """Input sources for jobs: text files split at line boundaries, and stored tables.
 
 A text split yields batches with columns ``line`` (the text without its line
-ending; undecodable bytes replaced), ``line_no`` (1-based, in its file) and
-``file``.  A table split yields one part of a table version.
+ending), ``line_no`` (1-based, in its file), ``file`` and ``problem``: null for a
+good line, else why the line cannot be used as it is (not UTF-8 — the text then
+has replacement characters — or longer than :data:`MAX_LINE_BYTES`, in which case
+only its start is kept).  Map functions report such lines instead of using them.
+A table split yields one part of a table version.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ import pyarrow as pa
 from gossamer.store.table import TableVersion
 
 TEXT_SCHEMA = pa.schema(
-    [pa.field("line", pa.string()), pa.field("line_no", pa.int64()), pa.field("file", pa.string())]
+    [pa.field("line", pa.string()), pa.field("line_no", pa.int64()), pa.field("file", pa.string()),
+     pa.field("problem", pa.string())]
 )
 SPLIT_BYTES = 32 * 1024 * 1024
+MAX_LINE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -47,24 +52,35 @@ class TextSplit:
             handle.seek(self.start)
             remaining = self.end - self.start
             lines: list[str] = []
+            problems: list[str | None] = []
             while remaining > 0:
-                raw = handle.readline()
+                raw = handle.readline(MAX_LINE_BYTES)
                 if not raw:
                     break
                 remaining -= len(raw)
-                lines.append(raw.rstrip(b"\r\n").decode("utf-8", errors="replace"))
+                problem = None
+                if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    remaining -= _skip_rest_of_line(handle)
+                    problem = f"line longer than {MAX_LINE_BYTES} bytes"
+                try:
+                    text = raw.rstrip(b"\r\n").decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+                    problem = problem or f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+                lines.append(text)
+                problems.append(problem)
                 if len(lines) >= batch_rows:
-                    yield self._batch(lines, line_no)
+                    yield self._batch(lines, problems, line_no)
                     line_no += len(lines)
-                    lines = []
+                    lines, problems = [], []
             if lines:
-                yield self._batch(lines, line_no)
+                yield self._batch(lines, problems, line_no)
 
-    def _batch(self, lines: list[str], first: int) -> pa.RecordBatch:
+    def _batch(self, lines: list[str], problems: list[str | None], first: int) -> pa.RecordBatch:
         n = len(lines)
         return pa.RecordBatch.from_arrays(
             [pa.array(lines, pa.string()), pa.array(range(first, first + n), pa.int64()),
-             pa.array([self.path] * n, pa.string())],
+             pa.array([self.path] * n, pa.string()), pa.array(problems, pa.string())],
             schema=TEXT_SCHEMA,
         )
 
@@ -104,6 +120,16 @@ class TextSource:
                     line += _count_newlines(handle, end - start)
                     start = end
         return result
+
+
+def _skip_rest_of_line(handle: BinaryIO) -> int:
+    """Consume the rest of an over-long line; returns the bytes skipped."""
+    skipped = 0
+    while True:
+        chunk = handle.readline(MAX_LINE_BYTES)
+        skipped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return skipped
 
 
 def _count_newlines(handle: BinaryIO, length: int) -> int:
