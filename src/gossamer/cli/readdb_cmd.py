@@ -14,8 +14,8 @@ from gossamer.store.layout import CrawlLayout
 
 def readdb_command(
     crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
-    extra: Annotated[list[str] | None, typer.Argument(help="for -topN: <out> and an optional <min score>", show_default=False)]
-    = None,
+    extra: Annotated[list[str] | None, typer.Argument(
+        help="for -topN: <out> and an optional <min score>", show_default=False)] = None,
     stats: Annotated[bool, typer.Option("-stats", "--stats", help="print statistics")] = False,
     sort: Annotated[bool, typer.Option("-sort", "--sort", help="with -stats: counts per host")] = False,
     as_json: Annotated[bool, typer.Option("-json", "--json", help="with -stats: print JSON")] = False,

@@ -65,8 +65,12 @@ class InjectReport:
             "Injector: Total urls injected after normalization and filtering: "
             f"{c.get('urls_injected_total', 0)}",
             f"Injector: Total urls injected but already in CrawlDb: {c.get('urls_merged', 0)}",
+            f"Injector: Total duplicate urls in the seeds (last line kept): {c.get('urls_duplicate_in_seeds', 0)}",
             f"Injector: Total new urls injected: {c.get('urls_injected', 0)}",
         ]
+        if c.get("urls_overwritten") or c.get("urls_updated"):
+            lines.append(f"Injector: Total urls overwritten: {c.get('urls_overwritten', 0)}, "
+                         f"updated: {c.get('urls_updated', 0)}")
         if c.get("urls_purged_404"):
             lines.append(f"Injector: Total urls with status gone removed from CrawlDb: {c['urls_purged_404']}")
         lines.append(f"Injector: Total urls in CrawlDb: {self.total_urls}")
@@ -106,10 +110,11 @@ class SeedMapper:
         metadata: list[list[tuple[str, str]] | None] = []
         lines = batch.column("line").to_pylist()
         problems = batch.column("problem").to_pylist()
+        seed_lines = 0
         for index, line in enumerate(lines):
             if not is_seed_text(line):
                 continue
-            ctx.count("seed_lines")
+            seed_lines += 1
             try:
                 if problems[index]:
                     raise SeedError(problems[index])
@@ -145,6 +150,7 @@ class SeedMapper:
             scores.append(score)
             intervals.append(interval)
             metadata.append(list(meta.items()) if meta else None)
+        ctx.count("seed_lines", seed_lines)
         ctx.count("urls_injected_total", len(urls))
         if urls:
             yield injected_batch(urls, scores, intervals, metadata, self.now)

@@ -19,6 +19,9 @@ INTERVAL_KEY = "nutch.fetchInterval"
 FIXED_INTERVAL_KEY = "nutch.fetchInterval.fixed"
 
 
+_PLAIN_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
 class SeedError(ValueError):
     """A seed line that cannot be used; the message says why."""
 
@@ -36,6 +39,8 @@ class SeedLine:
 
 def is_seed_text(line: str) -> bool:
     """False for blank and comment lines."""
+    if line[:1] in _PLAIN_START:  # the common case: a line starting with a URL
+        return True
     stripped = line.strip()
     return bool(stripped) and not stripped.startswith("#")
 
