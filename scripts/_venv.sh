@@ -15,7 +15,7 @@ ensure_venv() {
     if [ ! -x "$VENV/bin/python" ]; then
         echo "== creating virtual environment in $VENV"
         "$python" -m venv "$VENV"
-        "$VENV/bin/python" -m pip install --quiet --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet --upgrade pip > "$VENV/install.log" 2>&1 || true
     fi
     local target="$ROOT"
     [ -n "$extras" ] && target="$ROOT[$extras]"

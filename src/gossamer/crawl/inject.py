@@ -1,48 +1,20 @@
 """``inject``: add seed URLs to a crawldb (Nutch's Injector, reference §1.1 and §5).
 
-Map (seeds): parse each line, check the URL, normalize and filter it (scope
-``inject``), and build an ``injected`` row with the seed's score, interval and
-metadata.  Map (existing crawldb): drop ``db_gone`` rows when
-``db.update.purge.404``.  Reduce, per URL: a new URL becomes ``db_unfetched``;
-for a URL already present the old row is kept, unless ``-overwrite`` (the seed
-replaces it) or ``-update`` (seed metadata merged in; seed score and interval
-taken where they differ from the defaults).  When a URL is in the seeds several
-times, the last line wins.  Bad lines are reported with file and line number,
-counted, and skipped.
+The job's map and reduce functions are in :mod:`gossamer.crawl.inject_job`; this
+module runs them as one table job (lock, run, atomic install) and reports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from gossamer.core.datum import META_FIXED_INTERVAL, CrawlDatum, now_millis
+from gossamer.core.datum import now_millis
 from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
-from gossamer.core.urls import url_problem
-from gossamer.crawl.seeds import SeedError, is_seed_text, parse_seed_line
+from gossamer.crawl.inject_job import ExistingMapper, InjectOptions, InjectReducer, SeedMapper
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
-from gossamer.engine import Input, Job, TableSource, TaskContext, TextSource
-from gossamer.plugins import PluginRepository, ScoringFilter, URLChain, settings_key
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch
-from gossamer.store.partitioning import hosts_of
-
-SCOPE = "inject"
-
-
-@dataclass(frozen=True)
-class InjectOptions:
-    """Command-line switches of ``inject``."""
-
-    overwrite: bool = False
-    update: bool = False
-    filter: bool = True
-    normalize: bool = True
-    filter_normalize_all: bool = False
+from gossamer.engine import Input, Job, ProgressFn, TableSource, TextSource
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 
 
 @dataclass
@@ -77,233 +49,15 @@ class InjectReport:
         return lines
 
 
-def _url_chain(ctx: TaskContext, options: InjectOptions) -> URLChain:
-    def build() -> URLChain:
-        return URLChain(PluginRepository(ctx.settings), SCOPE, options.normalize, options.filter)
-
-    return ctx.cached(settings_key(ctx.settings, "inject-chain", options), build)
-
-
-def _scoring(ctx: TaskContext) -> list[ScoringFilter]:
-    return ctx.cached(settings_key(ctx.settings, "scoring"),
-                      lambda: PluginRepository(ctx.settings).chain(ScoringFilter))
-
-
-@dataclass(frozen=True)
-class SeedMapper:
-    """Map function for seed text: lines → ``injected`` crawldb rows."""
-
-    options: InjectOptions
-    now: int
-
-    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-        """Turn a batch of seed lines into injected rows; bad lines are reported and skipped."""
-        settings = ctx.settings
-        schemes = frozenset(settings.get_list("urls.schemes"))
-        default_score = settings.get_float("db.score.injected")
-        default_interval = settings.get_int("db.fetch.interval.default")
-        chain = _url_chain(ctx, self.options)
-        scoring = [f for f in _scoring(ctx) if type(f).injected_score is not ScoringFilter.injected_score]
-        urls: list[str] = []
-        scores: list[float] = []
-        intervals: list[int] = []
-        metadata: list[list[tuple[str, str]] | None] = []
-        lines = batch.column("line").to_pylist()
-        problems = batch.column("problem").to_pylist()
-        seed_lines = 0
-        for index, line in enumerate(lines):
-            if not is_seed_text(line):
-                continue
-            seed_lines += 1
-            try:
-                if problems[index]:
-                    raise SeedError(problems[index])
-                seed = parse_seed_line(line)
-                problem = url_problem(seed.url, schemes)
-                if problem:
-                    raise SeedError(problem)
-                url = chain.normalize(seed.url)
-                problem = url_problem(url, schemes) if url != seed.url else None
-                if problem:
-                    raise SeedError(f"{problem} after normalization: {url!r}")
-            except (SeedError, ValueError) as exc:
-                ctx.count("urls_bad")
-                where = f"{batch.column('file')[index].as_py()}:{batch.column('line_no')[index].as_py()}"
-                ctx.report(f"{where}: {exc}: {line[:300]!r}")
-                continue
-            kept = chain.filter(url)
-            if kept is None:
-                ctx.count("urls_filtered")
-                continue
-            meta = seed.metadata
-            interval = seed.interval if seed.interval is not None else default_interval
-            if seed.fixed_interval is not None:
-                meta[META_FIXED_INTERVAL] = repr(seed.fixed_interval)
-                interval = int(round(seed.fixed_interval))
-            score = seed.score if seed.score is not None else default_score
-            if scoring:
-                datum = CrawlDatum(CrawlStatus.INJECTED, self.now, 0, interval, score, metadata=meta)
-                for scoring_filter in scoring:
-                    scoring_filter.injected_score(kept, datum)
-                score, interval, meta = datum.score, datum.fetch_interval, datum.metadata
-            urls.append(kept)
-            scores.append(score)
-            intervals.append(interval)
-            metadata.append(list(meta.items()) if meta else None)
-        ctx.count("seed_lines", seed_lines)
-        ctx.count("urls_injected_total", len(urls))
-        if urls:
-            yield injected_batch(urls, scores, intervals, metadata, self.now)
-
-
-def injected_batch(urls: list[str], scores: list[float], intervals: list[int],
-                   metadata: list[list[tuple[str, str]] | None], now: int) -> pa.RecordBatch:
-    """Crawldb rows with status ``injected`` built column by column (no per-row objects)."""
-    n = len(urls)
-    url_array = pa.array(urls, pa.string())
-    columns = {
-        "url": url_array,
-        "host": hosts_of(url_array),
-        "status": pa.array(np_full(n, int(CrawlStatus.INJECTED)), pa.uint8()),
-        "fetch_time": pa.array(np_full(n, now), pa.int64()).cast(TIMESTAMP),
-        "retries": pa.array(np_full(n, 0), pa.int16()),
-        "fetch_interval": pa.array(intervals, pa.int32()),
-        "score": pa.array(scores, pa.float32()),
-        "signature": pa.nulls(n, pa.binary()),
-        "modified_time": pa.array(np_full(n, 0), pa.int64()).cast(TIMESTAMP),
-        "metadata": pa.array(metadata, CRAWLDB_SCHEMA.field("metadata").type),
-    }
-    return pa.RecordBatch.from_arrays([columns[f.name] for f in CRAWLDB_SCHEMA], schema=CRAWLDB_SCHEMA)
-
-
-def np_full(n: int, value: int) -> list[int]:
-    """A list of ``n`` copies of ``value`` (cheap: one list repetition)."""
-    return [value] * n
-
-
-@dataclass(frozen=True)
-class ExistingMapper:
-    """Map function for the existing crawldb: purge gone pages, optionally re-normalize/filter."""
-
-    options: InjectOptions
-
-    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-        """Yield the rows to keep."""
-        if ctx.settings.get_bool("db.update.purge.404"):
-            gone = pc.equal(batch.column("status"), int(CrawlStatus.DB_GONE))
-            purged = _true_count(gone)
-            if purged:
-                ctx.count("urls_purged_404", purged)
-                batch = batch.filter(pc.invert(gone))
-        if self.options.filter_normalize_all and batch.num_rows:
-            batch = self._renormalize(batch, ctx)
-        yield batch
-
-    def _renormalize(self, batch: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
-        chain = _url_chain(ctx, self.options)
-        kept: list[tuple[str, CrawlDatum]] = []
-        for url, datum in batch_to_datums(batch):
-            try:
-                new_url = chain.filter(chain.normalize(url))
-            except ValueError as exc:
-                ctx.report(f"crawldb URL {url!r}: {exc}")
-                new_url = None
-            if new_url is None:
-                ctx.count("urls_filtered")
-                continue
-            kept.append((new_url, datum))
-        return datums_to_batch(kept)
-
-
-@dataclass(frozen=True)
-class InjectReducer:
-    """Reduce function: merge seeds with existing rows per URL (Nutch's InjectReducer).
-
-    Everything but ``-update`` is decided column-wise: per URL group the old row
-    is kept if there is one (``-overwrite``: the last seed row instead), else the
-    last seed row.  ``-update`` merges field by field in Python, only for URLs
-    that are both old and seeded.
-    """
-
-    options: InjectOptions
-    seed_src: int
-
-    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-        """Yield merged crawldb rows in URL order."""
-        n = batch.num_rows
-        keys, src = batch.column("url"), batch.column("_src")
-        if n > 1:
-            differs = pc.not_equal(keys.slice(1), keys.slice(0, n - 1))
-            first = pa.concat_arrays([pa.array([True]), differs])
-            last = pa.concat_arrays([differs, pa.array([True])])
-        else:
-            first = last = pa.array([True] * n)
-        group = pc.subtract(pc.cumulative_sum(pc.cast(first, pa.int64())), 1)
-        has_old = pc.not_equal(pc.take(src.filter(first), group), self.seed_src)
-        from_seed = pc.equal(src, self.seed_src)
-        both = pc.and_(has_old, pc.invert(pc.and_(first, last)))
-        groups = _true_count(first)
-        with_old = _true_count(pc.and_(first, has_old))
-        seeded_groups = _true_count(pc.and_(last, from_seed))
-        ctx.count("urls_injected", groups - with_old)
-        ctx.count("urls_merged", _true_count(pc.and_(first, both)))
-        ctx.count("urls_duplicate_in_seeds", (_true_count(from_seed)) - seeded_groups)
-        if self.options.overwrite:
-            keep = last
-            ctx.count("urls_overwritten", _true_count(pc.and_(first, both)))
-        else:
-            keep = pc.or_(pc.and_(first, has_old), pc.and_(last, pc.invert(has_old)))
-        if self.options.update:
-            keep = pc.and_(keep, pc.invert(both))
-        kept = batch.filter(keep)
-        status = pc.if_else(pc.equal(kept.column("_src"), self.seed_src),
-                            pa.scalar(int(CrawlStatus.DB_UNFETCHED), pa.uint8()), kept.column("status"))
-        kept = kept.set_column(kept.schema.get_field_index("status"), "status", status)
-        pieces = [pa.Table.from_batches([kept.select(CRAWLDB_SCHEMA.names)]).cast(CRAWLDB_SCHEMA)]
-        if self.options.update:
-            updated = batch.filter(both)
-            if updated.num_rows:
-                pieces.append(pa.Table.from_batches([self._update_groups(updated, ctx)]))
-        merged = pa.concat_tables(pieces)
-        if len(pieces) > 1:
-            merged = merged.take(pc.sort_indices(merged, [("url", "ascending")]))
-        yield from merged.combine_chunks().to_batches()
-
-    def _update_groups(self, rows: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
-        """``-update`` for URLs with an old row and seed rows: seed metadata, score, interval merged in."""
-        default_score = ctx.settings.get_float("db.score.injected")
-        default_interval = ctx.settings.get_int("db.fetch.interval.default")
-        out: dict[str, CrawlDatum] = {}
-        seeds: dict[str, CrawlDatum] = {}
-        for (url, datum), src in zip(batch_to_datums(rows), rows.column("_src").to_pylist(), strict=True):
-            if src == self.seed_src:
-                seeds[url] = datum  # the last seed line wins
-            else:
-                out[url] = datum
-        for url, old in out.items():
-            seed = seeds[url]
-            old.merge_metadata(seed.metadata)
-            if seed.score != default_score:
-                old.score = seed.score
-            if seed.fetch_interval != default_interval:
-                old.fetch_interval = seed.fetch_interval
-        ctx.count("urls_updated", len(out))
-        return datums_to_batch(sorted(out.items()))
-
-
-def _true_count(mask: pa.Array) -> int:
-    """Number of true values in a boolean array (0 for an empty one)."""
-    return pc.sum(mask).as_py() or 0
-
-
 def inject(
-    crawldb: Path, seeds: Path, settings: Settings, options: InjectOptions = InjectOptions(),
-    progress: object = None,
+    crawldb: Path, seeds: Path, settings: Settings, options: InjectOptions | None = None,
+    progress: ProgressFn | None = None,
 ) -> InjectReport:
     """Inject the seeds at ``seeds`` (a file or a directory of files) into ``crawldb``.
 
     The new crawldb replaces the old one atomically under the crawldb lock.
     """
+    options = options or InjectOptions()
     source = TextSource.from_path(seeds)
 
     def build(run: TableJobRun) -> Job:

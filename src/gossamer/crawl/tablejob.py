@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gossamer.core.settings import Settings
-from gossamer.engine import Job, JobResult, run_job
+from gossamer.engine import Job, JobResult, ProgressFn, run_job
 from gossamer.store import (
     TableDescription,
     TableLock,
@@ -39,7 +39,7 @@ class TableJobRun:
 
 def run_table_job(
     table_dir: Path, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
-    progress: object = None,
+    progress: ProgressFn | None = None,
 ) -> tuple[JobResult, list[str]]:
     """Build the job with ``build``, run it, and install its output as the table's new version.
 

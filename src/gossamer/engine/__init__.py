@@ -15,11 +15,11 @@ from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.sources import TableSource, TextSource
 
 
-def run_job(job: Job, output_dir: Path, settings: Settings, progress: object = None) -> JobResult:
+def run_job(job: Job, output_dir: Path, settings: Settings, progress: ProgressFn | None = None) -> JobResult:
     """Run ``job`` on the configured engine, writing its parts into ``output_dir``."""
     engine = settings.get_str("engine")
     if engine == "local":
-        return LocalEngine(settings, progress if callable(progress) else None).run(job, output_dir)
+        return LocalEngine(settings, progress).run(job, output_dir)
     raise SettingsError(f"engine={engine!r}: only the embedded 'local' engine is available in this version")
 
 
