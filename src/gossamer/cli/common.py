@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -56,7 +57,7 @@ def extract_defines(argv: list[str]) -> list[str]:
     return rest
 
 
-def fail(message: str, code: int = EXIT_USAGE) -> None:
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``error: message`` to stderr and exit with ``code``."""
     err_console.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -68,7 +69,6 @@ def settings_for(crawl_dir: Path | None) -> Settings:
         return load_settings(crawl_dir, conf=STATE.conf, env=os.environ, overrides=STATE.defines)
     except SettingsError as exc:
         fail(str(exc))
-        raise AssertionError from exc  # unreachable: fail() exits
 
 
 @contextmanager

@@ -12,7 +12,7 @@ import typer
 try:  # Typer >= 0.2x vendors Click
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - older Typer with Click installed separately
-    from click.exceptions import ClickException
+    from click.exceptions import ClickException  # type: ignore[assignment]
 
 from gossamer import __version__
 from gossamer.cli.common import STATE, err_console, extract_defines

@@ -152,7 +152,7 @@ class Settings:
                 raise UnknownPropertyError(_unknown_message(name, f" in {origin}"))
             prop = _REGISTRY[name]
             try:
-                values[name] = raw if _is_reference(raw) else prop.parse(raw)
+                values[name] = str(raw) if _is_reference(raw) else prop.parse(raw)
             except ValueError as exc:
                 raise SettingsError(f"{origin}: {exc}") from None
             origins[name] = origin
