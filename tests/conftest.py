@@ -66,3 +66,20 @@ def stats_value(output: str, label: str) -> str:
         if line.startswith(label + ":\t"):
             return line.split("\t", 1)[1]
     raise AssertionError(f"{label!r} not in output:\n{output}")
+
+
+def install_fake_distribution(site: Path, name: str, module: str, source: str,
+                              entry_points: dict[str, str]) -> Path:
+    """Write a real installed distribution (module + dist-info with entry points) into ``site``.
+
+    Put ``site`` on sys.path (``monkeypatch.syspath_prepend``) and importlib.metadata finds it
+    exactly like a pip-installed plugin package.
+    """
+    site.mkdir(parents=True, exist_ok=True)
+    (site / f"{module}.py").write_text(source)
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    lines = "".join(f"{k} = {v}\n" for k, v in entry_points.items())
+    (info / "entry_points.txt").write_text("[gossamer.plugins]\n" + lines)
+    return site

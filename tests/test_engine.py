@@ -115,3 +115,26 @@ def test_merge_never_splits_a_key_and_keeps_order(seed: int) -> None:
         b.column("url").to_pylist(), b.column(SRC_COLUMN).to_pylist(), b.column(SEQ_COLUMN).to_pylist(),
         strict=True)]
     assert merged == sorted(everything)
+
+
+def test_multi_pass_merge_keeps_everything_and_frees_disk(tmp_path: Path) -> None:
+    from gossamer.engine.sort import read_run, reduce_fan_in, write_run
+
+    rng = random.Random(7)
+    paths, everything = [], []
+    for src in range(37):
+        keys = [f"k{rng.randrange(500):04d}" for _ in range(rng.randrange(0, 200))]
+        table = _run_tables(keys, src)
+        path = tmp_path / f"run-{src}.arrow"
+        write_run(path, table, 16)
+        paths.append(path)
+        everything.extend(zip(keys, [src] * len(keys), strict=True))
+    merged = reduce_fan_in(paths, _run_tables([], 0).schema, "url", fan_in=4, batch_rows=32)
+    assert len(merged) <= 4
+    assert sorted(tmp_path.glob("*.arrow")) == sorted(merged)
+    rows = [(k, s) for p in merged for b in read_run(p) for k, s in zip(
+        b.column("url").to_pylist(), b.column(SRC_COLUMN).to_pylist(), strict=True)]
+    assert sorted(rows) == sorted(everything)
+    for path in merged:
+        keys = [k for b in read_run(path) for k in b.column("url").to_pylist()]
+        assert keys == sorted(keys)

@@ -5,7 +5,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from .conftest import stats_value, write_lines
+from .conftest import install_fake_distribution, stats_value, write_lines
 
 GOOD = [
     "http://example.com/",
@@ -175,3 +175,51 @@ def test_locked_crawldb_is_a_clear_error(cli, tmp_path: Path) -> None:
         result = cli("inject", crawldb, seeds)
     assert result.code == 2
     assert "is locked by pid" in result.err and "other job" in result.err
+
+
+LOWER_HOST = """
+from gossamer.plugins import PluginInfo, URLNormalizer
+
+
+class LowerHost(URLNormalizer):
+    def normalize(self, url, scope):
+        scheme, sep, rest = url.partition("://")
+        host, slash, path = rest.partition("/")
+        return scheme + sep + host.lower() + slash + path
+
+
+PLUGIN = PluginInfo(id="urlnormalizer-lowerhost", point="URLNormalizer", factory=lambda s: LowerHost(),
+                    description="lower-cases hosts")
+"""
+
+
+def test_filter_normalize_all_collapses_old_urls(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = install_fake_distribution(tmp_path / "site", "lowerhost", "lowerhost_plugin", LOWER_HOST,
+                                     {"urlnormalizer-lowerhost": "lowerhost_plugin:PLUGIN"})
+    monkeypatch.syspath_prepend(str(site))
+    crawldb = tmp_path / "crawldb"
+    old = write_lines(tmp_path / "old.txt", ["http://A.example/\tnutch.score=2", "http://a.example/\tk=v"])
+    assert cli("inject", crawldb, old).code == 0  # default chain: pass only, both URLs kept as given
+    assert stats_value(cli("readdb", crawldb, "-stats").out, "TOTAL urls") == "2"
+    new = write_lines(tmp_path / "new.txt", ["http://B.example/"])
+    include = "plugin.includes=urlnormalizer-lowerhost"
+    result = cli("inject", crawldb, new, "-filterNormalizeAll", "-D", include)
+    assert "already in CrawlDb: 0" in result.out, result.out
+    assert stats_value(cli("readdb", crawldb, "-stats").out, "TOTAL urls") == "2"  # a.example and b.example
+    again = write_lines(tmp_path / "again.txt", ["http://A.EXAMPLE/\tnutch.score=7\tz=1"])
+    result = cli("inject", crawldb, again, "-update", "-filterNormalizeAll", "-D", include)
+    assert result.code == 0 and "already in CrawlDb: 1" in result.out
+    out = cli("readdb", crawldb, "-url", "http://a.example/").out
+    assert "Score: 7.0" in out and "\tz=1" in out
+
+
+def test_injector_settings_act_like_the_switches(cli, tmp_path: Path) -> None:
+    crawldb = tmp_path / "crawldb"
+    cli("inject", crawldb, write_lines(tmp_path / "a.txt", ["http://a.example/"]))
+    seeds = write_lines(tmp_path / "b.txt", ["http://a.example/\tnutch.score=5\tk=v"])
+    cli("inject", crawldb, seeds, "-D", "db.injector.update=true")
+    assert lookup_score(cli, crawldb, "http://a.example/") == "5.0"
+    cli("inject", crawldb, write_lines(tmp_path / "c.txt", ["http://a.example/"]),
+        "-D", "db.injector.overwrite=true", "-D", "db.injector.update=true")
+    out = cli("readdb", crawldb, "-url", "http://a.example/").out
+    assert "Score: 1.0" in out and "k=v" not in out  # overwrite wins over update, as in Nutch

@@ -1,4 +1,3 @@
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from gossamer.plugins import (
     URLNormalizer,
 )
 
-from .conftest import write_lines
+from .conftest import install_fake_distribution, write_lines
 
 THIRD_PARTY = '''
 from gossamer.plugins import PluginInfo, PluginNotConfigured, URLFilter
@@ -49,18 +48,11 @@ BROKEN = PluginInfo(id="urlfilter-unconfigured", point="URLFilter", factory=buil
 @pytest.fixture
 def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A real installed distribution (dist-info on sys.path) publishing plugins by entry point."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "blockword_plugin.py").write_text(THIRD_PARTY)
-    info = site / "blockword_plugin-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: blockword-plugin\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(textwrap.dedent("""
-        [gossamer.plugins]
-        urlfilter-blockword = blockword_plugin:PLUGIN
-        urlfilter-unconfigured = blockword_plugin:BROKEN
-        urlfilter-missing = blockword_plugin_missing:PLUGIN
-    """))
+    site = install_fake_distribution(tmp_path / "site", "blockword-plugin", "blockword_plugin", THIRD_PARTY, {
+        "urlfilter-blockword": "blockword_plugin:PLUGIN",
+        "urlfilter-unconfigured": "blockword_plugin:BROKEN",
+        "urlfilter-missing": "blockword_plugin_missing:PLUGIN",
+    })
     monkeypatch.syspath_prepend(str(site))
     return site
 

@@ -174,3 +174,26 @@ def test_stale_lock_of_a_killed_process_is_detected(tmp_path: Path) -> None:
         assert "holder" in lock.stale.describe()
     with TableLock(tmp_path / "db") as lock:
         assert lock.stale is None  # a clean release leaves no record
+
+
+TRICKY_URLS = [
+    "http://ΟΔΟΣ/", "http://ΑΣ:8080/", "http://u@v@other.example/", "HTTP://MiXeD.Example:80/",
+    "not a url://x.example/", "http://[::1]/", "http://[::1/", "http://h.example\\path", "mailto:a@b.example",
+    "https://user:p@ss@h.example/?q=@x", "http://İstanbul.example/", "file://host/path", "http://ẞ.example/",
+    "://nohost", "", "h://", "http://a.example#frag@x", "http://a.example?@b",
+]
+
+
+@pytest.mark.parametrize("url", TRICKY_URLS)
+def test_scalar_and_vectorized_host_rules_agree(url: str) -> None:
+    assert host_of(url) == hosts_of(pa.array([url])).to_pylist()[0]
+    assert part_of_url(url, 7) == parts_of_urls(pa.array([url]), 7).to_pylist()[0]
+
+
+def test_lookup_finds_every_tricky_url(tmp_path: Path) -> None:
+    urls = sorted(set(u for u in TRICKY_URLS if u))
+    table_dir = tmp_path / "crawldb"
+    install(table_dir, write_version(table_dir, urls, parts=7, row_group_rows=2))
+    version = open_live(table_dir)
+    for url in urls:
+        assert version.lookup(url).column("url").to_pylist() == [url], url

@@ -6,7 +6,7 @@ module runs them as one table job (lock, run, atomic install) and reports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gossamer.core.datum import now_millis
@@ -58,6 +58,9 @@ def inject(
     The new crawldb replaces the old one atomically under the crawldb lock.
     """
     options = options or InjectOptions()
+    overwrite = options.overwrite or settings.get_bool("db.injector.overwrite")
+    update = (options.update or settings.get_bool("db.injector.update")) and not overwrite
+    options = replace(options, overwrite=overwrite, update=update)
     source = TextSource.from_path(seeds)
 
     def build(run: TableJobRun) -> Job:

@@ -185,9 +185,11 @@ class InjectReducer:
     """Reduce function: merge seeds with existing rows per URL (Nutch's InjectReducer).
 
     Everything but ``-update`` is decided column-wise: per URL group the old row
-    is kept if there is one (``-overwrite``: the last seed row instead), else the
-    last seed row.  ``-update`` merges field by field in Python, only for URLs
-    that are both old and seeded.
+    is kept if there is one (``-overwrite``: the last seed row instead, when the
+    URL was seeded), else the last seed row.  ``-update`` merges field by field in
+    Python, only for URLs that are both old and seeded.  Several old rows for one
+    URL happen only when ``-filterNormalizeAll`` maps old URLs together: the first
+    (in part order) is kept.
     """
 
     options: InjectOptions
@@ -205,17 +207,19 @@ class InjectReducer:
             first = last = pa.array([True] * n)
         group = pc.subtract(pc.cumulative_sum(pc.cast(first, pa.int64())), 1)
         has_old = pc.not_equal(pc.take(src.filter(first), group), self.seed_src)
+        has_seed = pc.equal(pc.take(src.filter(last), group), self.seed_src)
         from_seed = pc.equal(src, self.seed_src)
-        both = pc.and_(has_old, pc.invert(pc.and_(first, last)))
+        both = pc.and_(has_old, has_seed)
         groups = _true_count(first)
         with_old = _true_count(pc.and_(first, has_old))
-        seeded_groups = _true_count(pc.and_(last, from_seed))
+        merged = _true_count(pc.and_(first, both))
         ctx.count("urls_injected", groups - with_old)
-        ctx.count("urls_merged", _true_count(pc.and_(first, both)))
-        ctx.count("urls_duplicate_in_seeds", (_true_count(from_seed)) - seeded_groups)
+        ctx.count("urls_merged", merged)
+        ctx.count("urls_duplicate_in_seeds", _true_count(from_seed) - _true_count(pc.and_(last, has_seed)))
+        ctx.count("urls_collapsed_in_crawldb", _true_count(pc.invert(from_seed)) - with_old)
         if self.options.overwrite:
-            keep = last
-            ctx.count("urls_overwritten", _true_count(pc.and_(first, both)))
+            keep = pc.or_(pc.and_(last, has_seed), pc.and_(first, pc.invert(has_seed)))
+            ctx.count("urls_overwritten", merged)
         else:
             keep = pc.or_(pc.and_(first, has_old), pc.and_(last, pc.invert(has_old)))
         if self.options.update:
@@ -244,7 +248,7 @@ class InjectReducer:
             if src == self.seed_src:
                 seeds[url] = datum  # the last seed line wins
             else:
-                out[url] = datum
+                out.setdefault(url, datum)  # the first old row wins (several only with -filterNormalizeAll)
         for url, old in out.items():
             seed = seeds[url]
             old.merge_metadata(seed.metadata)

@@ -38,7 +38,7 @@ from gossamer.engine.api import (
     Split,
     TaskContext,
 )
-from gossamer.engine.sort import merge_sorted, read_run, sort_keys, write_run
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
 from gossamer.store.partitioning import parts_of_urls
 from gossamer.store.table import PartWriter, part_name
 
@@ -241,11 +241,14 @@ def _run_reduce(task: _ReduceTask, settings: Settings, budget: _Budget) -> tuple
     ctx = TaskContext(settings, budget.error_limit)
     sources = len(task.runs) + sum(1 for item in job.inputs if item.copartitioned)
     read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
+    fan_in = max(8, min(64, budget.bytes_per_task // (8 * 1024 * 1024)))
+    run_paths = reduce_fan_in([Path(p) for p in task.runs], job.internal_schema, job.key, fan_in,
+                              RUN_BATCH_ROWS)
     runs: list[Iterator[pa.RecordBatch]] = [
         _copartitioned_run(job, i, task.part, read_rows, ctx)
         for i, item in enumerate(job.inputs) if item.copartitioned
     ]
-    runs.extend(read_run(Path(path)) for path in task.runs)
+    runs.extend(read_run(path) for path in run_paths)
     writer = PartWriter(
         Path(task.output_dir) / part_name(task.part), job.output_schema,
         budget.row_group_rows, budget.compression,

@@ -38,6 +38,43 @@ def write_run(path: Path, table: pa.Table, batch_rows: int) -> None:
             writer.write_batch(batch)
 
 
+def write_run_stream(path: Path, tables: Iterable[pa.Table], schema: pa.Schema, batch_rows: int) -> None:
+    """Write sorted tables, in order, as one run file (streaming)."""
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+        for table in tables:
+            for batch in table.to_batches(max_chunksize=batch_rows):
+                writer.write_batch(batch)
+
+
+def reduce_fan_in(
+    paths: list[Path], schema: pa.Schema, key: str, fan_in: int, batch_rows: int
+) -> list[Path]:
+    """Merge runs in groups of ``fan_in`` until at most ``fan_in`` remain (multi-pass external merge).
+
+    Merged runs are written beside their inputs, which are deleted as soon as
+    they are merged, so disk use stays at about one copy of the data.  Memory per
+    pass is about one batch per merged run.
+    """
+    fan_in = max(2, fan_in)
+    generation = 0
+    while len(paths) > fan_in:
+        merged: list[Path] = []
+        for start in range(0, len(paths), fan_in):
+            group = paths[start:start + fan_in]
+            if len(group) == 1:
+                merged.append(group[0])
+                continue
+            target = group[0].with_name(f"{group[0].stem}.m{generation}-{start}.arrow")
+            chunks = merge_sorted((read_run(p) for p in group), schema, key, batch_rows)
+            write_run_stream(target, chunks, schema, batch_rows)
+            for path in group:
+                path.unlink()
+            merged.append(target)
+        paths = merged
+        generation += 1
+    return paths
+
+
 def read_run(path: Path) -> Iterator[pa.RecordBatch]:
     """Stream a run file's batches (read, not memory-mapped, so memory stays bounded)."""
     with pa.OSFile(str(path), "rb") as source:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import pyarrow as pa
 
 from gossamer.core.datum import CrawlDatum
-from gossamer.store.partitioning import host_of
+from gossamer.store.partitioning import hosts_of
 
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 
@@ -43,7 +43,7 @@ def datums_to_batch(
     """
     columns: dict[str, list[object]] = {
         "url": [url for url, _ in rows],
-        "host": [host_of(url) for url, _ in rows],
+        "host": None,
         "status": [int(d.status) for _, d in rows],
         "fetch_time": [d.fetch_time for _, d in rows],
         "retries": [d.retries for _, d in rows],
@@ -55,6 +55,9 @@ def datums_to_batch(
     }
     arrays = []
     for field in schema:
+        if field.name == "host":
+            arrays.append(hosts_of(arrays[0]))
+            continue
         values = columns.get(field.name)
         arrays.append(pa.array(values if values is not None else [None] * len(rows), type=field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)

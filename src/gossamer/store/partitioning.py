@@ -1,6 +1,6 @@
 """Host extraction and the host-hash partitioner shared by every table and engine.
 
-A row belongs to part ``crc32(lower(host)) mod parts``.  CRC-32 is stable across
+A row belongs to part ``crc32(host) mod parts``, the host ASCII-lower-cased.  CRC-32 is stable across
 processes, machines and engines (unlike Python's ``hash``), so a table written by
 the local engine and one written by Spark put each host in the same part, and a
 merge job can stream a table as a co-partitioned side input.
@@ -8,6 +8,7 @@ merge job can stream a table as a co-partitioned side input.
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import pyarrow as pa
@@ -15,32 +16,27 @@ import pyarrow.compute as pc
 
 PARTITIONER_NAME = "host-crc32"
 
-_HOST_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*://(?:[^/?#@]*@)?(?P<host>\[[^\]]*\]|[^/?#:]*)"
+_HOST_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*://(?:[^/?#]*@)?(?P<host>\[[^\]/?#]*\]|[^/?#:]*)"
+"""Scheme, optional userinfo (up to the last ``@`` of the authority), then the host."""
+_HOST_RE = re.compile(_HOST_PATTERN)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def host_of(url: str) -> str:
-    """Lower-cased host of ``url`` (IPv6 literals keep their brackets); ``""`` when it has none."""
-    scheme_end = url.find("://")
-    if scheme_end < 0:
-        return ""
-    start = scheme_end + 3
-    end = len(url)
-    for stop in "/?#":
-        found = url.find(stop, start)
-        if 0 <= found < end:
-            end = found
-    authority = url[start:end]
-    authority = authority.rpartition("@")[2]
-    if authority.startswith("["):
-        return authority[: authority.find("]") + 1].lower() if "]" in authority else authority.lower()
-    return authority.partition(":")[0].lower()
+    """Host of ``url``, ASCII-lower-cased (IPv6 literals keep their brackets); ``""`` when it has none.
+
+    Exactly the same rule as :func:`hosts_of` (same pattern; only ASCII letters are
+    lower-cased, so Unicode case rules cannot make the two disagree).
+    """
+    match = _HOST_RE.match(url)
+    return match.group("host").translate(_ASCII_LOWER) if match else ""
 
 
 def hosts_of(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
     """Vectorized :func:`host_of` over a string array (nulls and non-URLs give ``""``)."""
     parts = pc.extract_regex(urls, _HOST_PATTERN)
     hosts = pc.struct_field(parts, "host")
-    hosts = pc.utf8_lower(hosts)
+    hosts = pc.ascii_lower(hosts)
     hosts = pc.fill_null(hosts, "")
     if isinstance(hosts, pa.ChunkedArray):
         hosts = hosts.combine_chunks()
