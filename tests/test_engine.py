@@ -138,3 +138,29 @@ def test_multi_pass_merge_keeps_everything_and_frees_disk(tmp_path: Path) -> Non
     for path in merged:
         keys = [k for b in read_run(path) for k in b.column("url").to_pylist()]
         assert keys == sorted(keys)
+
+
+def test_stale_spill_directories_of_dead_processes_are_removed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from gossamer.engine.local import remove_stale_spill_dirs
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    stale = tmp_path / f"tmp-spill-{dead.stdout.strip()}-inject-abc"
+    live = tmp_path / f"tmp-spill-{__import__('os').getpid()}-inject-def"
+    stale.mkdir()
+    live.mkdir()
+    remove_stale_spill_dirs(tmp_path)
+    assert not stale.exists() and live.exists()
+
+
+def test_copartitioned_input_must_match_the_job(tmp_path: Path) -> None:
+    lines = tmp_path / "lines.txt"
+    make_lines(lines, 500, 5)
+    first, _ = run(text_job(lines, parts=4), tmp_path)
+    job = Job("bad", [Input(TableSource(str(first.directory)), engine_jobs.map_table, copartitioned=True)],
+              engine_jobs.SHUFFLE, engine_jobs.reduce_sum, engine_jobs.OUTPUT, parts=3)
+    with pytest.raises(ValueError, match="partitioned as host-crc32/4 parts"):
+        run(job, tmp_path)

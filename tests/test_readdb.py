@@ -82,3 +82,10 @@ def test_help_has_examples(cli) -> None:
     result = cli("readdb", "--help")
     assert result.code == 0 and "gossamer readdb crawl/crawldb -stats" in result.out
     assert cli("--version").out.startswith("gossamer ")
+
+
+def test_dump_refuses_a_non_empty_output_directory(cli, crawldb: Path, tmp_path: Path) -> None:
+    assert cli("readdb", crawldb, "-dump", tmp_path / "d").code == 0
+    again = cli("readdb", crawldb, "-dump", tmp_path / "d", "-regex", "nothing")
+    assert again.code == 2 and "already exists" in again.err
+    assert len(read_parts(tmp_path / "d")) > 50  # the first dump is untouched

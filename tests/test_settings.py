@@ -134,3 +134,17 @@ def test_settings_reference_in_docs_is_current(cli) -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text()
     table = cli("showproperties", "--markdown").out
     assert table in doc, "docs/settings.md is stale: regenerate with gossamer showproperties --markdown"
+
+
+def test_unrelated_environment_variable_is_only_a_warning() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_settings(env={"GOSSAMER_HOME": "/opt/gossamer"})
+    assert any("GOSSAMER_HOME" in str(w.message) for w in caught)
+
+
+def test_bad_references_fail_at_load_time() -> None:
+    with pytest.raises(SettingsError, match="nope.prop"):
+        load_settings(overrides=["fetcher.min.crawl.delay=${nope.prop}"])
+    with pytest.raises(SettingsError, match="fetcher.server.delay.*expects float"):
+        load_settings(overrides=["fetcher.server.delay=${http.agent.name}", "http.agent.name=abc"])

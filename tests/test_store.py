@@ -197,3 +197,21 @@ def test_lookup_finds_every_tricky_url(tmp_path: Path) -> None:
     version = open_live(table_dir)
     for url in urls:
         assert version.lookup(url).column("url").to_pylist() == [url], url
+
+
+def test_reader_keeps_one_version_while_a_writer_installs(tmp_path: Path) -> None:
+    table_dir = tmp_path / "crawldb"
+    install(table_dir, write_version(table_dir, [f"http://a{i}.example/" for i in range(20)]),
+            keep_backup=False)
+    with open_live(table_dir) as reader:
+        first_part = next(reader.iter_part(0))
+        install(table_dir, write_version(table_dir, [f"http://b{i}.example/" for i in range(30)]),
+                keep_backup=False)  # the version being read is renamed away and deleted
+        assert not (table_dir / "old").exists()
+        assert reader.num_rows() == 20
+        urls = [u for b in reader.iter_batches() for u in b.column("url").to_pylist()]
+        assert len(urls) == 20 and all(u.startswith("http://a") for u in urls)
+        assert first_part.num_rows <= 20
+        assert reader.lookup("http://a3.example/").num_rows == 1
+    with open_live(table_dir) as fresh:
+        assert fresh.num_rows() == 30

@@ -7,6 +7,8 @@
   both files exist, ``nutch-site.xml`` is read first and ``gossamer.toml`` wins.
 * Environment variables ``GOSSAMER_<NAME>``, where NAME is the property name
   upper-cased with ``.`` and ``-`` turned into ``_`` (``GOSSAMER_HTTP_AGENT_NAME``).
+  A ``GOSSAMER_*`` variable close to a property name is a typo (an error); one
+  that resembles no property is ignored with a warning.
 * ``-D name=value`` on the command line, last one wins.
 
 A name that is no property raises :class:`UnknownPropertyError` naming the
@@ -158,6 +160,16 @@ class Settings:
             origins[name] = origin
         return Settings(values, origins, self.conf_dir)
 
+    def check_references(self) -> None:
+        """Resolve every ``${name}`` value now, so a bad reference fails before any job starts."""
+        for name in _REGISTRY:
+            raw = self.values.get(name, _REGISTRY[name].default)
+            if _is_reference(raw):
+                try:
+                    self.get(name)
+                except ValueError as exc:
+                    raise SettingsError(f"{self.origin(name)}: property {name!r} = {raw!r}: {exc}") from None
+
     def effective(self) -> Iterator[tuple[Property, Value, str]]:
         """Every property with its effective value and origin, sorted by name."""
         for prop in all_properties():
@@ -191,7 +203,9 @@ def load_settings(
         reader = _read_nutch_xml if path.suffix == ".xml" else _read_toml
         settings = settings.with_values(reader(path), str(path))
     settings = settings.with_values(_read_env(environ), "environment")
-    return settings.with_values((parse_define(item) for item in overrides), "-D")
+    settings = settings.with_values((parse_define(item) for item in overrides), "-D")
+    settings.check_references()
+    return settings
 
 
 def parse_define(item: str) -> tuple[str, str]:
@@ -223,9 +237,13 @@ def _read_env(environ: Mapping[str, str]) -> Iterator[tuple[str, str]]:
         if not key.startswith(ENV_PREFIX) or key == ENV_CONF or key.startswith(ENV_PREFIX + "_"):
             continue
         if key not in _ENV_NAMES:
-            close = difflib.get_close_matches(key, list(_ENV_NAMES), n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r} ({_ENV_NAMES[close[0]]})?" if close else ""
-            raise UnknownPropertyError(f"environment variable {key!r} names no property{hint}")
+            close = difflib.get_close_matches(key, list(_ENV_NAMES), n=1, cutoff=0.8)
+            if close:
+                raise UnknownPropertyError(
+                    f"environment variable {key!r} names no property; did you mean {close[0]!r} "
+                    f"({_ENV_NAMES[close[0]]})?")
+            warnings.warn(f"environment variable {key!r} names no property; ignored", UserWarning, stacklevel=2)
+            continue
         yield _ENV_NAMES[key], environ[key]
 
 

@@ -104,7 +104,7 @@ def dump(version: TableVersion, out: Path, fmt: str = "normal", flt: DumpFilter 
     """Write ``out/part-NNNNN`` files (one per non-empty crawldb part); returns the records written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown dump format {fmt!r} (choose from {', '.join(FORMATS)})")
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(out)
     rng = random.Random(0)
     written = 0
     for part in range(version.parts):
@@ -121,6 +121,13 @@ def dump(version: TableVersion, out: Path, fmt: str = "normal", flt: DumpFilter 
             if handle is not None:
                 handle.close()
     return written
+
+
+def prepare_output_dir(out: Path) -> None:
+    """Create ``out``; refuse (like Hadoop's output formats) when it exists and is not empty."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"output directory {out} already exists and is not empty; choose another")
+    out.mkdir(parents=True, exist_ok=True)
 
 
 def lookup(version: TableVersion, url: str) -> CrawlDatum | None:
@@ -143,7 +150,7 @@ def top_n(version: TableVersion, n: int, min_score: float | None = None) -> list
 
 def write_top_n(rows: list[tuple[float, str]], out: Path) -> Path:
     """Write ``score<TAB>url`` lines to ``out/part-00000``."""
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(out)
     path = out / "part-00000"
     path.write_text("".join(f"{score}\t{url}\n" for score, url in rows), encoding="utf-8")
     return path

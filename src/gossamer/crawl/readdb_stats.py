@@ -86,7 +86,7 @@ def connect(memory_mb: int = 1024, threads: int = 0) -> duckdb.DuckDBPyConnectio
 
 def parquet_relation(version: TableVersion) -> str:
     """SQL table expression over every part of a table version."""
-    files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in version.part_paths())
+    files = ", ".join("'" + version.part_locator(i).replace("'", "''") + "'" for i in range(version.parts))
     return f"read_parquet([{files}])"
 
 

@@ -56,7 +56,11 @@ def run_table_job(
         job = build(TableJobRun(table_dir, existing, parts))
         staging = new_staging_dir(table_dir)
         try:
-            result = run_job(job, staging, settings, progress)
+            try:
+                result = run_job(job, staging, settings, progress)
+            finally:
+                if existing is not None:
+                    existing.close()
             finish_version(staging, TableDescription(
                 kind=kind, parts=parts, key=job.key, rows=result.rows, job=job.name,
                 created=int(time.time() * 1000),

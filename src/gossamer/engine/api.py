@@ -79,10 +79,15 @@ class TaskContext:
             self.errors.append(message)
 
     def cached(self, key: str, build: Callable[[], Any]) -> Any:
-        """Per-process cache: ``build()`` once per worker process and ``key``."""
-        if key not in self._process_cache:
-            self._process_cache[key] = build()
-        return self._process_cache[key]
+        """Per-process cache: ``build()`` once per worker process and ``key`` (the 16 latest keys kept)."""
+        cache = self._process_cache
+        if key in cache:
+            cache[key] = cache.pop(key)  # most recently used last
+        else:
+            while len(cache) >= 16:
+                cache.pop(next(iter(cache)))
+            cache[key] = build()
+        return cache[key]
 
 
 MapFn = Callable[[pa.RecordBatch, TaskContext], Iterable[pa.RecordBatch]]

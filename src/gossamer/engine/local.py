@@ -39,7 +39,7 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
-from gossamer.store.partitioning import parts_of_urls
+from gossamer.store.partitioning import PARTITIONER_NAME, parts_of_urls
 from gossamer.store.table import PartWriter, part_name
 
 SPILL_OVERHEAD = 4
@@ -90,8 +90,11 @@ class LocalEngine:
         """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory)."""
         started = time.monotonic()
         result = JobResult(rows_per_part=[0] * job.parts)
-        spill_root = self.settings.get_str("engine.spill.dir") or str(output_dir.parent)
-        spill_dir = Path(tempfile.mkdtemp(prefix=f"tmp-spill-{job.name}-", dir=spill_root))
+        spill_root = Path(self.settings.get_str("engine.spill.dir") or output_dir.parent)
+        spill_root.mkdir(parents=True, exist_ok=True)
+        remove_stale_spill_dirs(spill_root)
+        spill_dir = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-{job.name}-", dir=spill_root))
+        _check_copartitioned(job)
         try:
             map_tasks = [
                 _MapTask(job, i, s, split, str(spill_dir))
@@ -136,10 +139,52 @@ class LocalEngine:
         self, pool: Executor, fn: Callable[..., Any], tasks: list[Any], budget: _Budget, phase: str
     ) -> Iterator[Any]:
         futures: list[Future[Any]] = [pool.submit(fn, task, self.settings, budget) for task in tasks]
-        for done, future in enumerate(futures, start=1):
-            yield future.result()
-            if self.progress:
-                self.progress(phase, done, len(futures))
+        try:
+            for done, future in enumerate(futures, start=1):
+                yield future.result()
+                if self.progress:
+                    self.progress(phase, done, len(futures))
+        except BaseException:
+            for future in futures:
+                future.cancel()  # a failed job stops at once instead of finishing every other task
+            raise
+
+
+SPILL_PREFIX = "tmp-spill-"
+
+
+def remove_stale_spill_dirs(root: Path) -> None:
+    """Delete spill directories left in ``root`` by engine processes that no longer run."""
+    for candidate in root.glob(SPILL_PREFIX + "*"):
+        pid_text = candidate.name[len(SPILL_PREFIX):].split("-", 1)[0]
+        if pid_text.isdigit() and not _alive(int(pid_text)):
+            shutil.rmtree(candidate, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _check_copartitioned(job: Job) -> None:
+    """A co-partitioned input must really share the job's partitioner, part count and key."""
+    for item in job.inputs:
+        if not item.copartitioned:
+            continue
+        description = getattr(item.source, "description", None)
+        if description is None:
+            raise ValueError(f"job {job.name}: a co-partitioned input must be a stored table")
+        if (description.partitioner, description.parts, description.key) != (
+                PARTITIONER_NAME, job.parts, job.key):
+            raise ValueError(
+                f"job {job.name}: input {item.source} is partitioned as {description.partitioner}/"
+                f"{description.parts} parts/key {description.key}, the job as {PARTITIONER_NAME}/"
+                f"{job.parts} parts/key {job.key}")
 
 
 def _input_bytes(job: Job) -> int:

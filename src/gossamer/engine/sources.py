@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
-from gossamer.store.table import TableVersion
+from gossamer.store.table import TableDescription, TableVersion, part_name
 
 TEXT_SCHEMA = pa.schema(
     [pa.field("line", pa.string()), pa.field("line_no", pa.int64()), pa.field("file", pa.string()),
@@ -54,12 +54,12 @@ class TextSplit:
             lines: list[str] = []
             problems: list[str | None] = []
             while remaining > 0:
-                raw = handle.readline(MAX_LINE_BYTES)
+                raw = handle.readline(MAX_LINE_BYTES + 1)
                 if not raw:
                     break
                 remaining -= len(raw)
                 problem = None
-                if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                     remaining -= _skip_rest_of_line(handle)
                     problem = f"line longer than {MAX_LINE_BYTES} bytes"
                 try:
@@ -111,15 +111,27 @@ class TextSource:
             with open(path, "rb") as handle:
                 start, line = 0, 1
                 while start < size:
-                    handle.seek(min(start + self.split_bytes, size))
-                    if handle.tell() < size:
-                        handle.readline()
-                    end = handle.tell()
+                    end = _next_line_start(handle, min(start + self.split_bytes, size), size)
                     result.append(TextSplit(path, start, end, line))
                     handle.seek(start)
                     line += _count_newlines(handle, end - start)
                     start = end
         return result
+
+
+def _next_line_start(handle: BinaryIO, position: int, size: int) -> int:
+    """Offset just after the first newline at or after ``position`` (``size`` if none); reads in chunks."""
+    if position >= size:
+        return size
+    handle.seek(position)
+    while True:
+        chunk = handle.read(1024 * 1024)
+        if not chunk:
+            return size
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(chunk)
 
 
 def _skip_rest_of_line(handle: BinaryIO) -> int:
@@ -156,11 +168,12 @@ class TablePartSplit:
 
     def size_bytes(self) -> int:
         """Compressed size of the part file (a Parquet part expands several times in memory)."""
-        return os.path.getsize(TableVersion(Path(self.directory)).part_path(self.index)) * 4
+        return os.path.getsize(Path(self.directory) / part_name(self.index)) * 4
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Stream the part in key order."""
-        yield from TableVersion(Path(self.directory)).iter_part(self.index, batch_rows)
+        with TableVersion(Path(self.directory)) as version:
+            yield from version.iter_part(self.index, batch_rows)
 
 
 @dataclass(frozen=True)
@@ -171,10 +184,15 @@ class TableSource:
 
     def splits(self) -> list[TablePartSplit]:
         """One split per part."""
-        version = TableVersion(Path(self.directory))
-        return [TablePartSplit(self.directory, i) for i in range(version.parts)]
+        return [TablePartSplit(self.directory, i) for i in range(self.parts)]
 
     @property
     def parts(self) -> int:
         """Number of parts of the table."""
-        return TableVersion(Path(self.directory)).parts
+        return self.description.parts
+
+    @property
+    def description(self) -> TableDescription:
+        """The table's ``_table.json``."""
+        with TableVersion(Path(self.directory)) as version:
+            return version.description

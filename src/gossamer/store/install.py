@@ -81,7 +81,7 @@ def install(table_dir: Path, staging: Path, keep_backup: bool = True) -> Path:
     The previous ``current`` becomes ``old`` (removed afterwards unless
     ``keep_backup``).  Raises :class:`TableError` if ``staging`` is incomplete.
     """
-    TableVersion(staging)
+    TableVersion(staging).close()  # raises TableError when incomplete
     current, old = table_dir / CURRENT, table_dir / OLD
     if old.exists():
         trash = table_dir / f"{STAGING_PREFIX}trash-{uuid.uuid4().hex[:8]}"

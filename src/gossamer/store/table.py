@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from gossamer.store.partitioning import PARTITIONER_NAME, part_of_url
 
 SUCCESS_MARKER = "_SUCCESS"
+_PROC_FD = Path("/proc/self/fd")
 DESCRIPTION_FILE = "_table.json"
 
 
@@ -130,20 +131,66 @@ def finish_version(directory: Path, description: TableDescription) -> None:
 
 
 class TableVersion:
-    """A complete, read-only table version directory."""
+    """A complete, read-only table version, pinned when opened.
+
+    The directory and every part file are opened once, here; later reads go
+    through those descriptors (on Linux as ``/proc/self/fd/N``), so a reader keeps
+    seeing one consistent version even if a writer installs a new one (renaming
+    or deleting this one) while it reads.  Close it (or use ``with``) to release
+    the descriptors.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        if not (directory / SUCCESS_MARKER).is_file():
-            raise TableError(f"{directory} is not a complete table (no {SUCCESS_MARKER})")
-        self.description = TableDescription.from_json(
-            (directory / DESCRIPTION_FILE).read_text(encoding="utf-8")
-        )
+        try:
+            self._dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except (FileNotFoundError, NotADirectoryError):
+            raise TableError(f"{directory} is not a table version directory") from None
+        self._part_fds: list[int] = []
+        try:
+            try:
+                os.stat(SUCCESS_MARKER, dir_fd=self._dir_fd)
+            except FileNotFoundError:
+                raise TableError(f"{directory} is not a complete table (no {SUCCESS_MARKER})") from None
+            fd = os.open(DESCRIPTION_FILE, os.O_RDONLY, dir_fd=self._dir_fd)
+            with os.fdopen(fd, "r", encoding="utf-8") as handle:
+                self.description = TableDescription.from_json(handle.read())
+            for index in range(self.description.parts):
+                self._part_fds.append(os.open(part_name(index), os.O_RDONLY, dir_fd=self._dir_fd))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release the pinned descriptors (idempotent)."""
+        for fd in self._part_fds:
+            os.close(fd)
+        self._part_fds = []
+        if getattr(self, "_dir_fd", None) is not None:
+            os.close(self._dir_fd)
+            self._dir_fd = None  # type: ignore[assignment]
+
+    def __enter__(self) -> TableVersion:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
 
     @property
     def parts(self) -> int:
         """Number of parts."""
         return self.description.parts
+
+    def part_locator(self, index: int) -> str:
+        """A path that opens the pinned part (``/proc/self/fd/N`` where available)."""
+        if not self._part_fds:
+            raise TableError(f"{self.directory}: table version is closed")
+        if _PROC_FD.is_dir():
+            return str(_PROC_FD / str(self._part_fds[index]))
+        return str(self.part_path(index))
 
     def part_path(self, index: int) -> Path:
         """Path of part ``index``."""
@@ -155,13 +202,13 @@ class TableVersion:
 
     def schema(self) -> pa.Schema:
         """Arrow schema of the table."""
-        return pq.read_schema(self.part_path(0))
+        return pq.read_schema(self.part_locator(0))
 
     def iter_part(
         self, index: int, batch_rows: int = 65536, columns: list[str] | None = None
     ) -> Iterator[pa.RecordBatch]:
         """Stream one part's rows in key order."""
-        with pq.ParquetFile(self.part_path(index)) as pf:
+        with pq.ParquetFile(self.part_locator(index)) as pf:
             yield from pf.iter_batches(batch_size=batch_rows, columns=columns)
 
     def iter_batches(
@@ -174,15 +221,15 @@ class TableVersion:
     def num_rows(self) -> int:
         """Total rows, from the Parquet footers."""
         total = 0
-        for path in self.part_paths():
-            with pq.ParquetFile(path) as pf:
+        for index in range(self.parts):
+            with pq.ParquetFile(self.part_locator(index)) as pf:
                 total += pf.metadata.num_rows
         return total
 
     def lookup(self, key: str) -> pa.Table:
         """Rows whose key equals ``key`` (usually zero or one), read from one row group."""
         column = self.description.key
-        with pq.ParquetFile(self.part_path(part_of_url(key, self.parts))) as pf:
+        with pq.ParquetFile(self.part_locator(part_of_url(key, self.parts))) as pf:
             meta = pf.metadata
             col_index = pf.schema_arrow.get_field_index(column)
             mins: list[str] = []
