@@ -223,3 +223,17 @@ def test_injector_settings_act_like_the_switches(cli, tmp_path: Path) -> None:
         "-D", "db.injector.overwrite=true", "-D", "db.injector.update=true")
     out = cli("readdb", crawldb, "-url", "http://a.example/").out
     assert "Score: 1.0" in out and "k=v" not in out  # overwrite wins over update, as in Nutch
+
+
+def test_compressed_seed_files(cli, tmp_path: Path) -> None:
+    import bz2
+    import gzip
+
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    with gzip.open(seeds / "a.txt.gz", "wt") as handle:
+        handle.write("http://gz.example/\nnot a url\n")
+    (seeds / "b.txt.bz2").write_bytes(bz2.compress(b"http://bz.example/\n"))
+    result = cli("inject", tmp_path / "crawldb", seeds)
+    assert "Total new urls injected: 2" in result.out
+    assert "a.txt.gz:2: not a URL" in result.err

@@ -5,11 +5,15 @@ ending), ``line_no`` (1-based, in its file), ``file`` and ``problem``: null for 
 good line, else why the line cannot be used as it is (not UTF-8 — the text then
 has replacement characters — or longer than :data:`MAX_LINE_BYTES`, in which case
 only its start is kept).  Map functions report such lines instead of using them.
-A table split yields one part of a table version.
+Compressed files (``.gz``, ``.bz2``, ``.xz``) are decompressed on the fly and read
+as one split.  A table split yields one part of a table version.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +29,20 @@ TEXT_SCHEMA = pa.schema(
      pa.field("problem", pa.string())]
 )
 SPLIT_BYTES = 32 * 1024 * 1024
+UNBOUNDED = 2**62
+"""Split end meaning "to the end of the file" (compressed inputs)."""
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+
+
+def open_text_input(path: str) -> BinaryIO:
+    """Open a text input for binary reading, decompressing ``.gz``, ``.bz2`` and ``.xz`` files."""
+    if path.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if path.endswith(".bz2"):
+        return bz2.open(path, "rb")  # type: ignore[return-value]
+    if path.endswith(".xz"):
+        return lzma.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")  # noqa: SIM115 - the caller closes it
 MAX_LINE_BYTES = 1024 * 1024
 
 
@@ -42,14 +60,17 @@ class TextSplit:
         return f"{self.path}:{self.first_line}"
 
     def size_bytes(self) -> int:
-        """Length of the byte range."""
+        """Length of the byte range (for a compressed file: four times its size)."""
+        if self.end == UNBOUNDED:
+            return os.path.getsize(self.path) * 4
         return self.end - self.start
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Yield the split's lines in batches of up to ``batch_rows``."""
         line_no = self.first_line
-        with open(self.path, "rb") as handle:
-            handle.seek(self.start)
+        with open_text_input(self.path) as handle:
+            if self.start:
+                handle.seek(self.start)
             remaining = self.end - self.start
             lines: list[str] = []
             problems: list[str | None] = []
@@ -108,6 +129,9 @@ class TextSource:
         result: list[TextSplit] = []
         for path in self.paths:
             size = os.path.getsize(path)
+            if path.endswith(COMPRESSED_SUFFIXES):  # not splittable: one split, read to the end
+                result.append(TextSplit(path, 0, UNBOUNDED, 1))
+                continue
             with open(path, "rb") as handle:
                 start, line = 0, 1
                 while start < size:
