@@ -148,3 +148,15 @@ def test_bad_references_fail_at_load_time() -> None:
         load_settings(overrides=["fetcher.min.crawl.delay=${nope.prop}"])
     with pytest.raises(SettingsError, match="fetcher.server.delay.*expects float"):
         load_settings(overrides=["fetcher.server.delay=${http.agent.name}", "http.agent.name=abc"])
+
+
+def test_property_families_accept_any_scope() -> None:
+    settings = load_settings(overrides=["urlnormalizer.scope.fetcher=urlnormalizer-pass",
+                                        "urlnormalizer.regex.file.outlink=my-rules.xml"])
+    assert settings.get("urlnormalizer.scope.fetcher") == "urlnormalizer-pass"
+    assert settings.get("urlnormalizer.scope.inject") == ""
+    assert settings.origin("urlnormalizer.regex.file.outlink") == "-D"
+    names = [p.name for p, _, _ in settings.effective()]
+    assert "urlnormalizer.scope.fetcher" in names
+    with pytest.raises(UnknownPropertyError):
+        load_settings(overrides=["urlnormalizer.scope=x"])

@@ -513,6 +513,14 @@ PROPERTIES: tuple[Property, ...] = (
 )
 """All properties, grouped by prefix; names are unique."""
 
+PROPERTY_PATTERNS: tuple[Property, ...] = (
+    Property("urlnormalizer.scope.<scope>", "", "str",
+             "Space-separated normalizers for one scope (inject, fetcher, outlink …); empty = the default chain"),
+    Property("urlnormalizer.regex.file.<scope>", "", "str",
+             "Rule file of the regex normalizer for one scope; empty = urlnormalizer.regex.file"),
+)
+"""Families of properties whose last part is a free name (``<scope>``): any such name is valid."""
+
 NUTCH_ONLY: frozenset[str] = frozenset(
     {
         # HTTP internals of Java protocol plugins

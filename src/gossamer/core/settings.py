@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gossamer.core.defaults import NUTCH_ONLY, PROPERTIES
+from gossamer.core.defaults import NUTCH_ONLY, PROPERTIES, PROPERTY_PATTERNS
 from gossamer.core.property import Property, Value, format_value
 
 ENV_PREFIX = "GOSSAMER_"
@@ -56,12 +56,28 @@ class NutchOnlyPropertyWarning(UserWarning):
     """A Nutch property that Gossamer accepts but does not use."""
 
 
+_PATTERNS: list[tuple[re.Pattern[str], Property]] = [
+    (re.compile(re.escape(p.name).replace(re.escape("<scope>"), r"[A-Za-z0-9_\-]+") + r"\Z"), p)
+    for p in PROPERTY_PATTERNS
+]
+
+
 def property_definition(name: str) -> Property:
-    """The definition of ``name``; raises :class:`UnknownPropertyError` with a suggestion."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownPropertyError(_unknown_message(name)) from None
+    """The definition of ``name``; raises :class:`UnknownPropertyError` with a suggestion.
+
+    Names of a property family (``urlnormalizer.scope.<scope>``) get the family's definition.
+    """
+    found = _REGISTRY.get(name) or _family_member(name)
+    if found is None:
+        raise UnknownPropertyError(_unknown_message(name))
+    return found
+
+
+def _family_member(name: str) -> Property | None:
+    for pattern, template in _PATTERNS:
+        if pattern.match(name):
+            return Property(name, template.default, template.type, template.description, template.nutch)
+    return None
 
 
 def all_properties() -> list[Property]:
@@ -143,7 +159,7 @@ class Settings:
         values = dict(self.values)
         origins = dict(self.origins)
         for name, raw in pairs:
-            if name not in _REGISTRY:
+            if name not in _REGISTRY and _family_member(name) is None:
                 if name in NUTCH_ONLY:
                     warnings.warn(
                         f"{origin}: Nutch property {name!r} is not used by Gossamer; ignored",
@@ -152,7 +168,7 @@ class Settings:
                     )
                     continue
                 raise UnknownPropertyError(_unknown_message(name, f" in {origin}"))
-            prop = _REGISTRY[name]
+            prop = property_definition(name)
             try:
                 values[name] = str(raw) if _is_reference(raw) else prop.parse(raw)
             except ValueError as exc:
@@ -162,8 +178,8 @@ class Settings:
 
     def check_references(self) -> None:
         """Resolve every ``${name}`` value now, so a bad reference fails before any job starts."""
-        for name in _REGISTRY:
-            raw = self.values.get(name, _REGISTRY[name].default)
+        for name in {*_REGISTRY, *self.values}:
+            raw = self.values.get(name, property_definition(name).default)
             if _is_reference(raw):
                 try:
                     self.get(name)
@@ -171,9 +187,11 @@ class Settings:
                     raise SettingsError(f"{self.origin(name)}: property {name!r} = {raw!r}: {exc}") from None
 
     def effective(self) -> Iterator[tuple[Property, Value, str]]:
-        """Every property with its effective value and origin, sorted by name."""
-        for prop in all_properties():
-            yield prop, self.get(prop.name), self.origin(prop.name)
+        """Every property (and every set family member) with its effective value and origin, by name."""
+        props = {p.name: p for p in all_properties()}
+        props.update({name: property_definition(name) for name in self.values if name not in props})
+        for name in sorted(props):
+            yield props[name], self.get(name), self.origin(name)
 
 
 def _is_reference(raw: object) -> bool:

@@ -1,0 +1,1 @@
+"""Helpers shared by built-in plugins: Java regex translation, configuration file lookup."""
