@@ -327,6 +327,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Rule file of the protocol normalizer (force http/https per host)"),
     Property("urlnormalizer.protocols.rules", "", "str",
              "Inline protocol normalizer rules; take precedence over the rule file"),
+    # --- URL normalizer plugins (issue 3) ---
+    # --- end URL normalizer plugins ---
     # --- URL filters ---
     Property("urlfilter.order", "", "str",
              "Space-separated URL filters in application order; empty = all active"),
@@ -343,6 +345,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Hosts/domains/suffixes rejected by the domain deny-list URL filter"),
     Property("urlfilter.fast.file", "fast-urlfilter.txt", "str",
              "Per host/domain deny rules of the fast URL filter"),
+    # --- URL filter plugins (issue 3) ---
+    # --- end URL filter plugins ---
     # --- Plugins ---
     Property("plugin.folders", ["plugins"], "list", "Directories searched for plugins"),
     Property("plugin.auto-activation", True, "bool",
