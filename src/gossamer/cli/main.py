@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - older Typer with Click installed separ
     from click.exceptions import ClickException  # type: ignore[assignment]
 
 from gossamer import __version__
+from gossamer.cli.checkers_cmd import filterchecker_command, normalizerchecker_command
 from gossamer.cli.common import STATE, err_console, extract_defines
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.plugins_cmd import plugins_command
@@ -53,6 +54,8 @@ app.command("inject")(inject_command)
 app.command("readdb")(readdb_command)
 app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)
+app.command("normalizerchecker")(normalizerchecker_command)
+app.command("filterchecker")(filterchecker_command)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:

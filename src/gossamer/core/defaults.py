@@ -520,6 +520,8 @@ PROPERTIES: tuple[Property, ...] = (
 PROPERTY_PATTERNS: tuple[Property, ...] = (
     Property("urlnormalizer.scope.<scope>", "", "str",
              "Space-separated normalizers for one scope (inject, fetcher, outlink …); empty = the default chain"),
+    Property("urlnormalizer.order.<scope>", "", "str",
+             "Normalizer order for one scope; empty = urlnormalizer.order"),
     Property("urlnormalizer.regex.file.<scope>", "", "str",
              "Rule file of the regex normalizer for one scope; empty = urlnormalizer.regex.file"),
 )

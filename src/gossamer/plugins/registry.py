@@ -104,6 +104,10 @@ def discover() -> tuple[list[tuple[PluginInfo, str]], list[str]]:
     return found, errors
 
 
+def _names(text: str) -> set[str]:
+    return {n for n in re.split(r"[\s,]+", text.strip()) if n}
+
+
 class PluginRepository:
     """The plugins of one set of settings: which are active, and their instances.
 
@@ -152,13 +156,25 @@ class PluginRepository:
                 self._instances[info.id] = None
         return self._instances[info.id]
 
-    def chain(self, point: type[T]) -> list[T]:
-        """Active, configured plugins of a chain extension point, in order."""
+    def chain(self, point: type[T], scope: str | None = None) -> list[T]:
+        """Active, configured plugins of a chain extension point, in order.
+
+        For URLNormalizer and a ``scope`` (Nutch's rule): ``urlnormalizer.scope.<scope>``,
+        when set, restricts the chain to the plugins it names, and
+        ``urlnormalizer.order.<scope>`` (else ``urlnormalizer.order``) orders it.
+        """
         name = point.__name__
         active = [info for info, _ in self._plugins if info.point == name and self._activation(info)[0]]
         order_prop = ORDERED_BY.get(name)
-        order = re.split(r"[\s,]+", self.settings.get_str(order_prop).strip()) if order_prop else []
-        rank = {alias: i for i, alias in enumerate(n for n in order if n)}
+        if name == "URLNormalizer" and scope:
+            allowed = _names(self.settings.get_str(f"urlnormalizer.scope.{scope}"))
+            if allowed:
+                active = [info for info in active if allowed & set(info.names())]
+            if self.settings.get_str(f"urlnormalizer.order.{scope}").strip():
+                order_prop = f"urlnormalizer.order.{scope}"
+        order = [n for n in re.split(r"[\s,]+", self.settings.get_str(order_prop).strip()) if n] \
+            if order_prop else []
+        rank = {alias: i for i, alias in enumerate(order)}
 
         def position(info: PluginInfo) -> tuple[int, str]:
             ranks = [rank[n] for n in info.names() if n in rank]
@@ -166,6 +182,21 @@ class PluginRepository:
 
         instances = [self._instance(info) for info in sorted(active, key=position)]
         return [item for item in instances if item is not None]
+
+    def named(self, point: type[T], name: str) -> T:
+        """The plugin of ``point`` whose id or alias is ``name``, active or not (for checker tools).
+
+        Raises :class:`LookupError` naming the known ones when there is none, or the
+        reason when it is not configured.
+        """
+        for info, _ in self._plugins:
+            if info.point == point.__name__ and name in info.names():
+                instance = self._instance(info)
+                if instance is None:
+                    raise LookupError(f"{info.id}: {self._not_configured[info.id]}")
+                return instance
+        known = sorted(i.id for i, _ in self._plugins if i.point == point.__name__)
+        raise LookupError(f"no {point.__name__} plugin named {name!r}; known: {', '.join(known)}")
 
     def single(self, point: type[T]) -> T:
         """The plugin selected for a single-choice extension point; ``LookupError`` if none."""

@@ -21,7 +21,7 @@ class URLChain:
         self, repository: PluginRepository, scope: str, normalize: bool = True, filter: bool = True
     ) -> None:
         self.scope = scope
-        self.normalizers: list[URLNormalizer] = repository.chain(URLNormalizer) if normalize else []
+        self.normalizers: list[URLNormalizer] = repository.chain(URLNormalizer, scope) if normalize else []
         self.filters: list[URLFilter] = repository.chain(URLFilter) if filter else []
         self.loops = max(1, repository.settings.get_int("urlnormalizer.loop.count"))
 
