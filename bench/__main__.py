@@ -17,11 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import RESULTS_DIR, Benchmark, BenchOptions, inject_bench
+from bench import RESULTS_DIR, Benchmark, BenchOptions, inject_bench, urlchain_bench
 from bench.machine import machine_facts
 
 BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b for b in (Benchmark(inject_bench.NAME, inject_bench.DESCRIPTION, inject_bench.run),)
+    b.name: b for b in (
+        Benchmark(inject_bench.NAME, inject_bench.DESCRIPTION, inject_bench.run),
+        Benchmark(urlchain_bench.NAME, urlchain_bench.DESCRIPTION, urlchain_bench.run),
+    )
 }
 
 
@@ -86,7 +89,12 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"check {check['name']}: {'ok' if check['ok'] else 'FAILED'} ({check['detail']})")
     for goal in result.get("goals", []):
         state = "met" if goal["met"] else "NOT met"
-        print(f"goal {goal['goal']}: {state} ({_fmt(goal.get('value_mb'), '.1f')} MB)")
+        value = (f"{_fmt(goal['value_mb'], '.1f')} MB" if "value_mb" in goal
+                 else _fmt(goal.get("value"), ",.0f"))
+        print(f"goal {goal['goal']}: {state} ({value})")
+    for mode, loop in result.get("loops", {}).items():
+        print(f"loop {mode:<10} {loop['urls']:>10,} URLs in {loop['seconds']:7.2f} s = "
+              f"{_fmt(loop.get('urls_per_s'), '12,.0f')} URLs/s (one core, start-up excluded)")
 
 
 def run_one(bench: Benchmark, opts: BenchOptions, results_dir: Path) -> tuple[dict[str, Any], Path]:

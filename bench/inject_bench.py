@@ -30,7 +30,8 @@ from typing import Any
 
 from bench import MB, REPO_ROOT, BenchOptions
 from bench.duckdb_baseline import duckdb_argv, rows_written
-from bench.measure import CommandError, Measurement, run_measured
+from bench.measure import Measurement, run_measured
+from bench.steps import StepRunner
 
 NAME: str = "inject"
 DESCRIPTION: str = "inject synthetic seeds into a new CrawlDb and again (merge); DuckDB dedupe baseline"
@@ -73,36 +74,11 @@ def dir_size(path: Path) -> dict[str, int | None]:
     return {"disk_bytes": disk, "apparent_bytes": apparent}
 
 
-class _Runner:
-    """Runs measured steps into ``steps`` (name -> summary dict), tolerating failures."""
+class _Runner(StepRunner):
+    """StepRunner plus the readdb total check of this benchmark."""
 
     def __init__(self, log_dir: Path, items: int) -> None:
-        self.log_dir, self.items = log_dir, items
-        self.steps: dict[str, dict[str, Any]] = {}
-        self.checks: list[dict[str, Any]] = []
-
-    def step(self, name: str, argv: list[str]) -> Measurement | None:
-        """Run one step; on failure record ``error`` and return None."""
-        log(f"{name}: {' '.join(a if len(a) < 80 else '...' for a in argv)}")
-        try:
-            m = run_measured(argv, log_dir=self.log_dir, name=name, cwd=REPO_ROOT)
-        except CommandError as exc:
-            self.steps[name] = {**exc.measurement.summary(self.items), "error": str(exc)}
-            log(f"{name} FAILED: {exc}")
-            return None
-        except OSError as exc:
-            self.steps[name] = {"argv": argv, "error": f"cannot run: {exc}"}
-            log(f"{name} FAILED: cannot run: {exc}")
-            return None
-        self.steps[name] = m.summary(self.items)
-        log(f"{name}: {m.wall_s:.2f} s wall, {m.peak_rss_bytes / MB:.0f} MB peak")
-        return m
-
-    def check(self, name: str, ok: bool, detail: str) -> None:
-        """Record a named check result."""
-        self.checks.append({"name": name, "ok": ok, "detail": detail})
-        if not ok:
-            log(f"check {name} FAILED: {detail}")
+        super().__init__(log_dir, items, log)
 
     def check_total(self, name: str, m: Measurement | None, expected: int) -> None:
         """Check that readdb output ``m`` reports ``TOTAL urls:\\t<expected>``."""

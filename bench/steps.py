@@ -1,0 +1,45 @@
+"""Measured benchmark steps that tolerate failures: the bookkeeping every benchmark shares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench import MB, REPO_ROOT
+from bench.measure import CommandError, Measurement, run_measured
+
+
+class StepRunner:
+    """Runs measured steps into ``steps`` (name -> summary dict) and records ``checks``.
+
+    A failing step is recorded with ``error`` and returns None; it never raises.
+    """
+
+    def __init__(self, log_dir: Path, items: int, log: Callable[[str], None]) -> None:
+        self.log_dir, self.items, self.log = log_dir, items, log
+        self.steps: dict[str, dict[str, Any]] = {}
+        self.checks: list[dict[str, Any]] = []
+
+    def step(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> Measurement | None:
+        """Run one step; on failure record ``error`` and return None."""
+        self.log(f"{name}: {' '.join(a if len(a) < 80 else '...' for a in argv)}")
+        try:
+            m = run_measured(argv, log_dir=self.log_dir, name=name, cwd=REPO_ROOT, env=env)
+        except CommandError as exc:
+            self.steps[name] = {**exc.measurement.summary(self.items), "error": str(exc)}
+            self.log(f"{name} FAILED: {exc}")
+            return None
+        except OSError as exc:
+            self.steps[name] = {"argv": argv, "error": f"cannot run: {exc}"}
+            self.log(f"{name} FAILED: cannot run: {exc}")
+            return None
+        self.steps[name] = m.summary(self.items)
+        self.log(f"{name}: {m.wall_s:.2f} s wall, {m.peak_rss_bytes / MB:.0f} MB peak")
+        return m
+
+    def check(self, name: str, ok: bool, detail: str) -> None:
+        """Record a named check result."""
+        self.checks.append({"name": name, "ok": ok, "detail": detail})
+        if not ok:
+            self.log(f"check {name} FAILED: {detail}")
