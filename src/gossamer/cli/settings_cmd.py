@@ -50,13 +50,14 @@ def showproperties_command(
 
 def settings_reference() -> str:
     """Markdown reference of every property: name, default, type, description, origin."""
+    from gossamer.core.defaults import PROPERTY_PATTERNS
     from gossamer.core.settings import all_properties
 
     lines = [
         "| property | default | type | description |",
         "|---|---|---|---|",
     ]
-    for prop in all_properties():
+    for prop in sorted([*all_properties(), *PROPERTY_PATTERNS], key=lambda p: p.name):
         default = format_value(prop.default).replace("|", "\\|") or "(empty)"
         marker = "" if prop.nutch else " *(Gossamer)*"
         lines.append(f"| `{prop.name}` | `{default}` | {prop.type} | {prop.description}{marker} |")
