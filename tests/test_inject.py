@@ -35,7 +35,9 @@ def test_inject_good_and_bad_lines_then_stats(cli, tmp_path: Path, seeds: Path) 
     crawldb = tmp_path / "crawl" / "crawldb"
     result = cli("inject", crawldb, seeds)
     assert result.code == 0, result.err
-    assert "Injector: Total new urls injected: 5" in result.out
+    # Nutch's default regex-urlfilter.txt rejects ftp: URLs
+    assert "Injector: Total urls rejected by filters: 1" in result.out
+    assert "Injector: Total new urls injected: 4" in result.out
     assert "Injector: Total bad seed lines (skipped): 7" in result.out
     for line_no, text in [(6, "not a URL"), (7, "unknown scheme 'htp'"), (8, "unknown scheme 'mailto'"),
                           (9, "not a URL"), (10, "nutch.score='abc'"), (11, "nutch.fetchInterval='soon'"),
@@ -43,12 +45,14 @@ def test_inject_good_and_bad_lines_then_stats(cli, tmp_path: Path, seeds: Path) 
         assert f"seeds.txt:{line_no}: " in result.err and text in result.err
     stats = cli("readdb", crawldb, "-stats")
     assert stats.code == 0
-    assert stats_value(stats.out, "TOTAL urls") == "5"
-    assert stats_value(stats.out, "status 1 (db_unfetched)") == "5"
+    assert stats_value(stats.out, "TOTAL urls") == "4"
+    assert stats_value(stats.out, "status 1 (db_unfetched)") == "4"
     assert stats_value(stats.out, "max score") == "2.5"
-    assert stats_value(stats.out, "shortest fetch interval") == "0 days, 01:00:00"
+    assert stats_value(stats.out, "shortest fetch interval") == "1 days, 00:00:00"
     urls = duckdb.sql(f"SELECT url FROM '{crawldb}/current/*.parquet' ORDER BY url").fetchall()
-    assert sorted(u for (u,) in urls) == sorted(line.split("\t")[0] for line in GOOD)
+    assert sorted(u for (u,) in urls) == sorted(line.split("\t")[0] for line in GOOD if "ftp:" not in line)
+    unfiltered = cli("inject", tmp_path / "db2", seeds, "-noFilter")
+    assert "Injector: Total new urls injected: 5" in unfiltered.out
 
 
 def test_parts_open_as_sorted_parquet_in_duckdb(cli, tmp_path: Path) -> None:
@@ -66,7 +70,7 @@ def test_parts_open_as_sorted_parquet_in_duckdb(cli, tmp_path: Path) -> None:
 
 def test_seed_values_and_metadata(cli, tmp_path: Path, seeds: Path) -> None:
     crawldb = tmp_path / "crawldb"
-    cli("inject", crawldb, seeds)
+    cli("inject", crawldb, seeds, "-noFilter")
     out = cli("readdb", crawldb, "-url", "https://www.example.org/docs/index.html").out
     assert "Score: 2.5" in out and "\tcategory=news" in out and "Status: 1 (db_unfetched)" in out
     out = cli("readdb", crawldb, "-url", "http://example.com/about").out
@@ -149,7 +153,7 @@ def test_stats_json_and_sort(cli, tmp_path: Path, seeds: Path) -> None:
     crawldb = tmp_path / "crawldb"
     cli("inject", crawldb, seeds)
     data = json.loads(cli("readdb", crawldb, "-stats", "--json").out)
-    assert data["total"] == 5 and data["status"] == {"db_unfetched": 5}
+    assert data["total"] == 4 and data["status"] == {"db_unfetched": 4}
     out = cli("readdb", crawldb, "-stats", "-sort").out
     assert "   example.com :\t2" in out.splitlines()
 
@@ -199,7 +203,7 @@ def test_filter_normalize_all_collapses_old_urls(cli, tmp_path: Path, monkeypatc
     monkeypatch.syspath_prepend(str(site))
     crawldb = tmp_path / "crawldb"
     old = write_lines(tmp_path / "old.txt", ["http://A.example/\tnutch.score=2", "http://a.example/\tk=v"])
-    assert cli("inject", crawldb, old).code == 0  # default chain: pass only, both URLs kept as given
+    assert cli("inject", crawldb, old, "-noNormalize").code == 0  # both URLs kept as given
     assert stats_value(cli("readdb", crawldb, "-stats").out, "TOTAL urls") == "2"
     new = write_lines(tmp_path / "new.txt", ["http://B.example/"])
     include = "plugin.includes=urlnormalizer-lowerhost"

@@ -20,6 +20,7 @@ from gossamer.cli.common import STATE, err_console, extract_defines
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
+from gossamer.cli.robots_cmd import robotschecker_command
 from gossamer.cli.settings_cmd import showproperties_command
 
 app = typer.Typer(
@@ -56,6 +57,7 @@ app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)
 app.command("normalizerchecker")(normalizerchecker_command)
 app.command("filterchecker")(filterchecker_command)
+app.command("robotschecker")(robotschecker_command)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:

@@ -328,6 +328,16 @@ PROPERTIES: tuple[Property, ...] = (
     Property("urlnormalizer.protocols.rules", "", "str",
              "Inline protocol normalizer rules; take precedence over the rule file"),
     # --- URL normalizer plugins (issue 3) ---
+    Property("urlnormalizer.regex.rules", "", "str",
+             "Inline regex-normalize.xml content; when set it replaces urlnormalizer.regex.file"),
+    Property("urlnormalizer.hosts.file", "host-urlnormalizer.txt", "str",
+             "Rule file of the host normalizer: 'host target' lines, '*.domain target' wildcards"),
+    Property("urlnormalizer.hosts.rules", "", "str",
+             "Inline host normalizer rules; take precedence over the rule file"),
+    Property("urlnormalizer.slashes.file", "slashes.txt", "str",
+             "Rule file of the slash normalizer: 'host +' adds, 'host -' removes trailing slashes"),
+    Property("urlnormalizer.slashes.rules", "", "str",
+             "Inline slash normalizer rules; take precedence over the rule file"),
     # --- end URL normalizer plugins ---
     # --- URL filters ---
     Property("urlfilter.order", "", "str",
@@ -346,6 +356,21 @@ PROPERTIES: tuple[Property, ...] = (
     Property("urlfilter.fast.file", "fast-urlfilter.txt", "str",
              "Per host/domain deny rules of the fast URL filter"),
     # --- URL filter plugins (issue 3) ---
+    Property("urlfilter.regex.rules", "", "str",
+             "Inline regex-urlfilter rules (one per line); non-empty overrides urlfilter.regex.file"),
+    Property("urlfilter.prefix.rules", "", "str",
+             "Inline URL prefixes (one per line); non-empty overrides urlfilter.prefix.file"),
+    Property("urlfilter.suffix.rules", "", "str",
+             "Inline suffix-urlfilter rules (one per line); non-empty overrides urlfilter.suffix.file"),
+    Property("urlfilter.domain.rules", "", "str",
+             "Inline domain-urlfilter entries (one per line); non-empty overrides urlfilter.domain.file"),
+    Property("urlfilter.domaindenylist.rules", "", "str",
+             "Inline domain deny-list entries (one per line); non-empty overrides urlfilter.domaindenylist.file"),
+    Property("urlfilter.fast.url.max.length", -1, "int", "urlfilter-fast: reject URLs longer than this; -1 = no limit"),
+    Property("urlfilter.fast.url.path.max.length", -1, "int",
+             "urlfilter-fast: reject URLs whose path is longer than this; -1 = no limit"),
+    Property("urlfilter.fast.url.query.max.length", -1, "int",
+             "urlfilter-fast: reject URLs whose query is longer than this; -1 = no limit"),
     # --- end URL filter plugins ---
     # --- Plugins ---
     Property("plugin.folders", ["plugins"], "list", "Directories searched for plugins"),

@@ -153,9 +153,30 @@ def _char_class(pattern: str, i: int) -> tuple[str, int]:
     raise JavaRegexError(f"unterminated character class in {pattern!r}")
 
 
+def _group_number(digits: str, group_count: int | None, replacement: str) -> tuple[int, int]:
+    """Java's reading of ``$<digits>``: ``(group number, digits used)``.
+
+    Java takes the first digit, then further digits only while the number stays
+    ``<= group_count`` (``$12`` with one group is group 1 then ``2``); a first digit
+    above ``group_count`` is an error.  Without ``group_count`` every digit is used.
+    """
+    if group_count is None:
+        return int(digits), len(digits)
+    number, used = int(digits[0]), 1
+    if number > group_count:
+        raise JavaRegexError(f"no group {number} in replacement {replacement!r}")
+    while used < len(digits) and number * 10 + int(digits[used]) <= group_count:
+        number, used = number * 10 + int(digits[used]), used + 1
+    return number, used
+
+
 @lru_cache(maxsize=4096)
-def translate_replacement(replacement: str) -> str:
-    """Turn a Java ``replaceAll`` replacement (``$1``, ``${name}``, ``\\$``) into a Python template."""
+def translate_replacement(replacement: str, group_count: int | None = None) -> str:
+    """Turn a Java ``replaceAll`` replacement (``$1``, ``${name}``, ``\\$``) into a Python template.
+
+    Pass the pattern's ``group_count`` to read ``$nn`` exactly as Java does (and
+    reject references to groups the pattern lacks).
+    """
     out: list[str] = []
     i, n = 0, len(replacement)
     while i < n:
@@ -172,11 +193,12 @@ def translate_replacement(replacement: str) -> str:
                 out.append(f"\\g<{replacement[i + 2:end]}>")
                 i = end + 1
             else:
-                digits = re.match(r"\d+", replacement[i + 1:])
+                digits = re.match(r"[0-9]+", replacement[i + 1:])
                 if not digits:
                     raise JavaRegexError(f"illegal group reference in replacement {replacement!r}")
-                out.append(f"\\g<{digits.group()}>")
-                i += 1 + digits.end()
+                number, used = _group_number(digits.group(), group_count, replacement)
+                out.append(f"\\g<{number}>")
+                i += 1 + used
         else:
             out.append(ch)
             i += 1

@@ -1,0 +1,171 @@
+"""Nutch's ``regex-urlfilter.txt`` rule format (``RegexURLFilterBase``): parser and matcher.
+
+Format, one rule per line:
+
+* ``+regex`` accepts, ``-regex`` rejects a URL in which the Java regex is
+  *found* (``Matcher.find``, anywhere in the URL).  The regex is everything after
+  the sign, untrimmed.
+* empty lines and lines starting with ``#``, a space or ``\\n`` are skipped;
+* ``> host-or-domain`` (value trimmed) opens a block: the rules up to the next
+  ``<`` line apply only to URLs whose lower-cased host, or whose registered
+  domain (``URLUtil.getDomainName``), equals the value exactly;
+* any other first character is an error naming the line (Nutch throws too).
+
+Rules are tried in order; the first that applies and matches decides; when none
+matches, the URL is rejected.
+
+Speed: a few rule shapes of Nutch's default files are evaluated without the
+regex engine, by a predicate proven equal to the compiled regex (the
+randomized test in ``tests/test_urlfilters.py`` checks this):
+
+* ``^(?:a|b|c):`` — a ``str.startswith`` on a tuple;
+* ``(?i)\\.(?:ext|ext2)$`` and ``\\.(?:ext|ext2)$`` — the text after the last dot,
+  looked up in a set (``$`` also matches before one final ``\\n``, as in ``re``);
+* ``.*(/[^/]+)/[^/]+\\1/[^/]+\\1/`` (repeated path segments) — a scan of the
+  ``/``-separated segments for ``x, y, x, z, x`` followed by a ``/``.
+
+Every other rule runs as the compiled regex (:func:`compile_java`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gossamer.plugins.support.domains import domain_of, url_host
+from gossamer.plugins.support.javaregex import JavaRegexError, compile_java
+from gossamer.plugins.support.rulefiles import RuleText
+
+Matcher = Callable[[str], bool]
+
+_PREFIX_ALTS = re.compile(r"\^\(\?:([A-Za-z0-9]+(?:\|[A-Za-z0-9]+)*)\):")
+_SUFFIX_ALTS = re.compile(r"(\(\?i\))?\\\.\(\?:([A-Za-z0-9]+(?:\|[A-Za-z0-9]+)*)\)\$")
+_REPEATED_SEGMENTS = ".*(/[^/]+)/[^/]+\\1/[^/]+\\1/"
+
+
+@dataclass(frozen=True)
+class RegexRule:
+    """One rule: sign (accept?), the Java regex text, its matcher, an optional host/domain scope."""
+
+    accept: bool
+    regex: str
+    match: Matcher
+    scope: str | None = None
+    lineno: int = 0
+
+
+def fast_matcher(regex: str) -> Matcher | None:
+    """A regex-free predicate equal to ``compile_java(regex).search`` for known shapes, else ``None``."""
+    if m := _PREFIX_ALTS.fullmatch(regex):
+        prefixes = tuple(f"{alt}:" for alt in m.group(1).split("|"))
+        return lambda url: url.startswith(prefixes)
+    if m := _SUFFIX_ALTS.fullmatch(regex):
+        fold = m.group(1) is not None
+        exts = frozenset(alt.lower() if fold else alt for alt in m.group(2).split("|"))
+        return _suffix_matcher(exts, fold)
+    if regex == _REPEATED_SEGMENTS:
+        return _has_repeated_segments
+    return None
+
+
+def _suffix_matcher(exts: frozenset[str], fold: bool) -> Matcher:
+    def match(url: str) -> bool:
+        dot = url.rfind(".")
+        if dot < 0:
+            return False
+        tail = url[dot + 1:]
+        if tail.endswith("\n"):
+            tail = tail[:-1]
+        if fold:
+            if not tail.isascii():  # (?i) under re.ASCII folds ASCII letters only
+                return False
+            tail = tail.lower()
+        return tail in exts
+
+    return match
+
+
+def _has_repeated_segments(url: str) -> bool:
+    """True when ``/x/y/x/z/x/`` occurs: segments x, y, x, z, x (all non-empty) and a ``/`` after."""
+    if url.count("/") < 6:
+        return False
+    segs = url.split("/")
+    # segs[i] must follow a "/" (i >= 1) and segs[i + 4] must be followed by one (i + 4 < last index)
+    for i in range(1, len(segs) - 5):
+        x = segs[i]
+        if x and segs[i + 2] == x and segs[i + 4] == x and segs[i + 1] and segs[i + 3]:
+            return True
+    return False
+
+
+def compile_rule_regex(regex: str, fast: bool = True) -> Matcher:
+    """The matcher of one rule regex (``find`` semantics); :class:`JavaRegexError` if invalid."""
+    pattern = compile_java(regex)
+    if fast and (quick := fast_matcher(regex)) is not None:
+        return quick
+    return pattern.search  # type: ignore[return-value]
+
+
+def parse_rules(source: RuleText, fast: bool = True) -> list[RegexRule]:
+    """Parse a rule file (see the module docstring); raises ``RuleFileError`` naming the line."""
+    rules: list[RegexRule] = []
+    scope: str | None = None
+    for lineno, line in source.lines():
+        if not line:
+            continue
+        first = line[0]
+        if first in " \n#":
+            continue
+        if first == ">":
+            scope = line[1:].strip()
+            continue
+        if first == "<":
+            scope = None
+            continue
+        if first not in "+-":
+            raise source.error(lineno, f"invalid first character {first!r} (expected +, -, #, >, < "
+                                       f"or a space): {line!r}")
+        regex = line[1:]
+        try:
+            matcher = compile_rule_regex(regex, fast)
+        except JavaRegexError as exc:
+            raise source.error(lineno, str(exc)) from None
+        rules.append(RegexRule(first == "+", regex, matcher, scope, lineno))
+    return rules
+
+
+class RegexRuleSet:
+    """An ordered rule list: :meth:`decide` returns the first deciding rule's verdict, else False."""
+
+    def __init__(self, rules: list[RegexRule]) -> None:
+        self.rules = rules
+        self._scoped = any(rule.scope is not None for rule in rules)
+        self._plain = [(rule.match, rule.accept) for rule in rules]
+
+    def decide(self, url: str) -> bool:
+        """True when the URL is accepted (first matching rule is ``+``), False otherwise."""
+        if not self._scoped:
+            for match, accept in self._plain:
+                if match(url):
+                    return accept
+            return False
+        host = url_host(url)
+        domain = domain_of(host) if host is not None else None
+        for rule in self.rules:
+            if rule.scope is not None and rule.scope != host and rule.scope != domain:
+                continue
+            if rule.match(url):
+                return rule.accept
+        return False
+
+    def deciding_rule(self, url: str) -> RegexRule | None:
+        """The rule that decides ``url`` (for checker tools explaining a verdict), or ``None``."""
+        host = url_host(url) if self._scoped else None
+        domain = domain_of(host) if host is not None else None
+        for rule in self.rules:
+            if rule.scope is not None and rule.scope != host and rule.scope != domain:
+                continue
+            if rule.match(url):
+                return rule
+        return None
