@@ -177,13 +177,15 @@ def test_basic_is_idempotent_and_fast_path_agrees() -> None:
     pieces.append("%")
     normalizer = basic()
     slow = normalizer._normalize_slow  # the full algorithm, without the fast path
-    for _ in range(3000):
+    for _ in range(20000):
         url = rnd.choice(["http://", "https://", "ftp://", "HTTP://"])
-        url += rnd.choice(["example.com", "Ex.org", "x.de:80"])
+        url += rnd.choice(["example.com", "Ex.org", "x.de:80", "x.de:8080", "x.de:0443", "y.com:443",
+                           "z.net:", "h.io:21", "h.io:99999"])
         url += "/" + "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
+        url += rnd.choice(["", "", "#", "#frag", "#a b\n", "#x#y"])
         once = normalizer.normalize(url, "default")
         assert once == slow(java_trim(url)), url
-        if "%%" not in url:  # "%%41" -> "%A" + next char: Nutch is not idempotent there either
+        if not re.search(r"%[0-9A-Fa-f]?%", url):  # "%%41", "%a%41": decoding makes a new escape (as Nutch)
             assert normalizer.normalize(once, "default") == once, url
     assert normalizer.normalize("http://x.org/%%41a", "default") == "http://x.org/%Aa"
 
@@ -275,7 +277,7 @@ def test_prefilters_never_hide_a_match() -> None:
         may_match = prefilter(pattern)
         if may_match is None:
             continue
-        for _ in range(3000):
+        for _ in range(20000):
             text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 20)))
             if pattern.search(text):
                 assert may_match(text), (java, text)

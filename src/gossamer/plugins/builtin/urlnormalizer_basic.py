@@ -43,14 +43,18 @@ _MUST_ESCAPE = re.compile(r'[\x00-\x20"<>\[\]^`{|}\\\x7f-\U0010ffff]|%(?![0-9A-F
 _NORMALIZABLE_PATH = re.compile(r"/[./]|[.]/")
 _URI_ILLEGAL_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}%]')
 
-# An http(s)/ftp URL already in normal form: lowercase ASCII host without port or
-# user info, a path of allowed characters and uppercase escapes of reserved bytes.
+# An http(s)/ftp URL already in normal form (but for a fragment, which is dropped):
+# lowercase ASCII host without user info, an optional non-default port without
+# leading zeros, a path of allowed characters and uppercase escapes of reserved bytes.
 _ESC = r"%(?!2[DE]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE])[0-9A-F]{2}"
 _FAST = re.compile(
-    r"(?:https?|ftp)://[a-z0-9_-]++(?:\.[a-z0-9_-]++)*+"
-    rf"(/(?:[!$&-;=@-Z_a-z~]++|{_ESC})*+)"
+    r"(?P<scheme>https?|ftp)://[a-z0-9_-]++(?:\.[a-z0-9_-]++)*+(?::(?P<port>[1-9][0-9]{0,4}))?+"
+    rf"(?P<path>/(?:[!$&-;=@-Z_a-z~]++|{_ESC})*+)"
     rf"(?:\?(?:[!$&-;=?-Z_a-z~]++|{_ESC})*+)?+"
+    r"(?P<fragment>#.*)?+",
+    re.DOTALL,
 )
+_DEFAULT_PORTS = {"http": "80", "https": "443", "ftp": "21"}
 _HTTP_LIKE = ("http", "https", "ftp")
 
 
@@ -100,9 +104,10 @@ class BasicURLNormalizer(URLNormalizer):
     def normalize(self, url: str, scope: str) -> str:
         """Return the normalized URL; raise ``ValueError`` for a malformed one."""
         match = _FAST.fullmatch(url)
-        if match is not None and not _NORMALIZABLE_PATH.search(match.group(1)):
-            if not (self.to_unicode and "xn--" in url):
-                return url
+        if (match is not None and not _NORMALIZABLE_PATH.search(match.group("path"))
+                and match.group("port") != _DEFAULT_PORTS[match.group("scheme")]
+                and not (self.to_unicode and "xn--" in url)):
+            return url if match.group("fragment") is None else url[:match.start("fragment")]
         if url == "":
             return url
         return self._normalize_slow(java_trim(url))
