@@ -389,3 +389,29 @@ REALISTIC = "\n".join(["User-agent: *", *[f"Disallow: /{p}" for p in (
         "w/", "api/", "trap/", "wiki/Special:", "*?action=", "*.json$", "cgi-bin/", "private/*/edit",
         "search$", "*/print/", "*&oldid=", "wiki/User_talk:", "wiki/Talk:")],
     "Allow: /w/load.php", "Allow: /w/index.php?title=*&action=raw", "Sitemap: /sitemap.xml"])
+
+
+def test_rule_matcher_agrees_with_a_plain_alternation() -> None:
+    """The prefix-dict fast path must pick exactly the rule a single regex alternation picks."""
+    import random
+    import re as stdre
+
+    from gossamer.crawl.robots import _pattern_regex, compile_rules
+    from gossamer.crawl.robots_parse import Rule
+
+    rng = random.Random(11)
+    alphabet = ["/", "a", "b", "x", ".php", "*", "$", "%2F", "?q"]
+    for _ in range(300):
+        rules = []
+        for _ in range(rng.randrange(1, 25)):
+            pattern = "/" + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 5)))
+            rules.append(Rule(pattern, rng.random() < 0.5, f"line {pattern}"))
+        rules.sort(key=lambda r: (-len(r.pattern), not r.allow))
+        rules_t = tuple(rules)
+        naive = stdre.compile("|".join(f"({_pattern_regex(r.pattern)})" for r in rules_t), stdre.DOTALL)
+        matcher = compile_rules(rules_t)
+        for _ in range(40):
+            path = "/" + "".join(rng.choice(["a", "b", "x", "/", ".php", "?q", "%2F"]) for _ in range(6))
+            found = naive.match(path)
+            expected = None if found is None else found.lastindex - 1
+            assert matcher.first_match(path) == expected, (rules_t, path)

@@ -7,6 +7,7 @@ terminal, so they work interactively and in long pipes alike.
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,8 +19,9 @@ from gossamer.cli.common import fail, settings_for
 
 
 def _input_lines(files: list[Path] | None) -> Iterator[str]:
-    if not files:
-        for line in sys.stdin:
+    if not files:  # decode as UTF-8 with U+FFFD for bad bytes, like files (and Nutch)
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        for line in stdin:
             yield line.rstrip("\r\n")
         return
     for path in files:

@@ -58,11 +58,52 @@ def _pattern_regex(pattern: str) -> str:
     return regex
 
 
-def compile_rules(rules: tuple[Rule, ...]) -> re.Pattern[str] | None:
-    """One alternation in priority order: the first alternative that matches decides."""
+@dataclass(frozen=True)
+class RuleMatcher:
+    """Finds the deciding rule (the first in priority order that matches a path) quickly.
+
+    Plain rules (no ``*`` or ``$``) are prefixes: a dict from pattern to its best
+    rule, probed with the path's prefixes of the lengths that occur, longest
+    first — cost independent of the number of rules.  Only wildcard rules go
+    through one regex alternation.  The winner is the lowest priority index of both.
+    """
+
+    plain: dict[str, int]
+    lengths: tuple[int, ...]
+    wildcard: re.Pattern[str] | None
+    wildcard_index: tuple[int, ...]
+
+    def first_match(self, path: str) -> int | None:
+        """Index (in priority order) of the deciding rule for ``path``, or ``None``."""
+        best: int | None = None
+        for length in self.lengths:
+            if length <= len(path):
+                index = self.plain.get(path[:length])
+                if index is not None:
+                    best = index if best is None else min(best, index)
+        if self.wildcard is not None:
+            found = self.wildcard.match(path)
+            if found is not None:
+                index = self.wildcard_index[found.lastindex - 1]  # type: ignore[operator]
+                best = index if best is None else min(best, index)
+        return best
+
+
+def compile_rules(rules: tuple[Rule, ...]) -> RuleMatcher | None:
+    """The matcher of rules given in priority order (the first that matches decides)."""
     if not rules:
         return None
-    return re.compile("|".join(f"({_pattern_regex(r.pattern)})" for r in rules), re.DOTALL)
+    plain: dict[str, int] = {}
+    wild: list[tuple[int, Rule]] = []
+    for index, rule in enumerate(rules):
+        if "*" in rule.pattern or rule.pattern.endswith("$"):
+            wild.append((index, rule))
+        else:
+            plain.setdefault(rule.pattern, index)
+    wildcard = re.compile("|".join(f"({_pattern_regex(r.pattern)})" for _, r in wild), re.DOTALL) \
+        if wild else None
+    return RuleMatcher(plain, tuple(sorted({len(p) for p in plain}, reverse=True)), wildcard,
+                       tuple(i for i, _ in wild))
 
 
 def url_path(url: str) -> str:
@@ -103,7 +144,7 @@ class RobotRules:
     defer_visits: bool = False
     cacheable: bool = True
     redirects: tuple[str, ...] = ()
-    _matcher: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
+    _matcher: RuleMatcher | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self._matcher is None and self.rules:
@@ -120,11 +161,11 @@ class RobotRules:
             path = normalize_path(path, rule=False)
         if path == "/robots.txt":
             return RobotDecision(True, "/robots.txt is always allowed")
-        found = self._matcher.match(path) if self._matcher is not None else None
+        found = self._matcher.first_match(path) if self._matcher is not None else None
         if found is None:
             where = f"group {self.group}" if self.group else "no group for these agents"
             return RobotDecision(True, f"no rule matches ({where})")
-        rule = self.rules[found.lastindex - 1]  # type: ignore[operator]
+        rule = self.rules[found]
         return RobotDecision(rule.allow, f"{rule.directive} (group {self.group})")
 
     def allowed(self, url: str) -> bool:

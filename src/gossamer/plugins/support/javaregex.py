@@ -10,7 +10,7 @@ Most syntax is shared; the differences handled here:
 * ``\\Q…\\E`` quoting, ``\\z`` / ``\\Z``, named groups ``(?<n>…)`` and ``\\k<n>``;
 * Java's ``\\w``, ``\\d``, ``\\s``, ``\\b`` and case-insensitivity are ASCII unless
   the ``u``/``U`` flags are given, so patterns compile with :data:`re.ASCII`;
-* a literal ``[`` inside a character class (legal in Java) is escaped;
+* a ``[`` inside a character class (a nested class in Java) is refused;
 * replacement strings: ``$1`` / ``${name}`` / ``\\$`` become Python templates.
 
 Constructs Python cannot express (class intersections ``&&``, ``\\p{…}`` classes
@@ -48,7 +48,7 @@ def compile_java(pattern: str) -> re.Pattern[str]:
 def translate(pattern: str) -> str:
     """Translate Java regex syntax to Python regex syntax (see the module docstring)."""
     out: list[str] = []
-    closers: list[int] = [0]  # per open group: scoped-flag groups to close with it
+    scoped: list[list[str]] = [[]]  # per open group: the scoped-flag groups opened inside it
     i, n = 0, len(pattern)
     while i < n:
         ch = pattern[i]
@@ -69,8 +69,9 @@ def translate(pattern: str) -> str:
                 if not out and not off:  # at the very start: a global flag is fine in Python
                     out.append(f"(?{on})")
                     continue
-                out.append(f"(?{on}{'-' + off if off else ''}:")
-                closers[-1] += 1
+                opener = f"(?{on}{'-' + off if off else ''}:"
+                out.append(opener)
+                scoped[-1].append(opener)
                 continue
             if pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
                 out.append("(?P<")
@@ -78,16 +79,21 @@ def translate(pattern: str) -> str:
             else:
                 out.append("(")
                 i += 1
-            closers.append(0)
+            scoped.append([])
+        elif ch == "|" and scoped[-1]:
+            # Java: a mid-pattern flag lasts to the end of the enclosing group, across "|":
+            # close the scoped groups before the bar and reopen them after it.
+            out.append(")" * len(scoped[-1]) + "|" + "".join(scoped[-1]))
+            i += 1
         elif ch == ")":
-            if len(closers) > 1:
-                out.append(")" * closers.pop())
+            if len(scoped) > 1:
+                out.append(")" * len(scoped.pop()))
             out.append(")")
             i += 1
         else:
             out.append(ch)
             i += 1
-    out.append(")" * closers[0])
+    out.append(")" * len(scoped[0]))
     return "".join(out)
 
 

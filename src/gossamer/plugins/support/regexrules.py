@@ -99,11 +99,55 @@ def _has_repeated_segments(url: str) -> bool:
     return False
 
 
+_LEADING_DOTSTAR = re.compile(r"^((?:\(\?[a-zA-Z]+\))?)\.\*(?![?+*{])")
+
+
+def _top_level_alternation(regex: str) -> bool:
+    depth, i, in_class = 0, 0, False
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
+def search_equivalent(regex: str) -> str:
+    """``regex`` without a leading (and trailing) unanchored ``.*``: the same find() verdict, linear time.
+
+    ``.*X`` is found somewhere exactly when ``X`` is, but a backtracking engine
+    retries the ``.*`` from every start position — quadratic on long URLs (e.g.
+    Nutch's repeated-segment rule written slightly differently).
+    """
+    if _top_level_alternation(regex):
+        return regex
+    stripped = _LEADING_DOTSTAR.sub(r"\1", regex, count=1)
+    if stripped.endswith(".*"):
+        head = stripped[:-2]
+        backslashes = len(head) - len(head.rstrip("\\"))
+        if backslashes % 2 == 0 and head and not head.endswith(("(", "|", ")")):
+            stripped = head
+    return stripped if stripped.strip("^$") and not stripped.endswith("(?i)") else regex
+
+
 def compile_rule_regex(regex: str, fast: bool = True) -> Matcher:
     """The matcher of one rule regex (``find`` semantics); :class:`JavaRegexError` if invalid."""
     pattern = compile_java(regex)
     if fast and (quick := fast_matcher(regex)) is not None:
         return quick
+    if fast:
+        pattern = compile_java(search_equivalent(regex))
     return pattern.search  # type: ignore[return-value]
 
 
