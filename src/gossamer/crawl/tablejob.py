@@ -39,16 +39,21 @@ class TableJobRun:
 
 def run_table_job(
     table_dir: Path, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
-    progress: ProgressFn | None = None,
+    progress: ProgressFn | None = None, held_lock: TableLock | None = None,
 ) -> tuple[JobResult, list[str]]:
     """Build the job with ``build``, run it, and install its output as the table's new version.
 
-    Returns the job result and the recovery actions taken before it ran.
-    Raises :class:`~gossamer.store.LockedError` when another writer holds the table.
+    Returns the job result and the recovery actions taken before it ran.  Pass
+    ``held_lock`` when the caller already holds the table's lock (e.g. generate,
+    which locks the crawldb for its whole run).  Raises
+    :class:`~gossamer.store.LockedError` when another writer holds the table.
     """
-    with TableLock(table_dir, settings.get_float("store.lock.wait.seconds")) as lock:
+    lock = held_lock or TableLock(table_dir, settings.get_float("store.lock.wait.seconds"))
+    if held_lock is None:
+        lock.acquire()
+    try:
         recovered = recover(table_dir)
-        if lock.stale is not None:
+        if lock.stale is not None and held_lock is None:
             recovered.insert(0, f"took over the stale lock of {lock.stale.describe()}, which is gone")
         live = live_version_dir(table_dir)
         existing = TableVersion(live) if live is not None else None
@@ -69,4 +74,7 @@ def run_table_job(
         except BaseException:
             discard(staging)
             raise
+    finally:
+        if held_lock is None:
+            lock.release()
     return result, recovered

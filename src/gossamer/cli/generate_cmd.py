@@ -1,0 +1,52 @@
+"""``gossamer generate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gossamer.cli.common import EXIT_NOTHING, settings_for, user_errors
+from gossamer.store.layout import CrawlLayout
+
+
+def generate_command(
+    crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
+    segments_dir: Annotated[Path, typer.Argument(help="directory of segments (a new one is created in it)")],
+    top_n: Annotated[int | None, typer.Option("-topN", "--top-n", help="URLs per segment")] = None,
+    num_fetchers: Annotated[int, typer.Option("-numFetchers", "--num-fetchers",
+                                              help="fetch partitions (one host is in one partition)")] = 1,
+    add_days: Annotated[float, typer.Option("-adddays", "--add-days", help="pretend it is N days later")] = 0.0,
+    no_filter: Annotated[bool, typer.Option("-noFilter", "--no-filter", help="skip URL filters")] = False,
+    no_norm: Annotated[bool, typer.Option("-noNorm", "--no-norm",
+                                          help="do not normalize URLs for per-host counting")] = False,
+    max_num_segments: Annotated[int, typer.Option("-maxNumSegments", "--max-num-segments",
+                                                  help="spread the selection over up to N segments")] = 1,
+    force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility: "
+                                        "a dead writer's lock is taken over anyway")] = False,
+) -> None:
+    """Select due URLs, best score first, into new segments (exit code 1: nothing due).
+
+    Examples:
+
+      gossamer generate crawl/crawldb crawl/segments -topN 1000
+
+      gossamer generate crawl/crawldb crawl/segments -topN 50000 -numFetchers 2 -D generate.max.count=100
+    """
+    from gossamer.crawl.generate import GenerateOptions, generate
+
+    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
+    with user_errors():
+        report = generate(crawldb, segments_dir, settings, options)
+    counters = report.counters
+    typer.echo(f"Generator: candidates due: {counters.get('candidates', 0)}, rejected by filters: "
+               f"{counters.get('urls_filtered', 0)}, over generate.max.count: "
+               f"{counters.get('urls_over_max_count', 0)}")
+    if not report.segments:
+        typer.echo("Generator: 0 records selected for fetching, exiting ...")
+        raise typer.Exit(EXIT_NOTHING)
+    for path, count in zip(report.segments, report.selected, strict=True):
+        typer.echo(f"Generator: segment {path}: {count} URLs")
+    typer.echo(f"Generator: finished in {report.seconds:.2f} s")

@@ -1,0 +1,133 @@
+"""``generate``: pick due URLs from the crawldb into new segments (Nutch's Generator).
+
+The crawldb is locked for the whole run.  Selection is in
+:mod:`gossamer.crawl.generate_select`; each non-empty fetch list becomes a
+segment ``segments/<yyyyMMddHHmmss>/crawl_generate`` split into
+``-numFetchers`` parts by ``partition.url.mode``.  With
+``generate.update.crawldb`` the selected URLs get the ``_ngt_`` marker in the
+crawldb too (rewritten atomically), so a second generate within
+``crawl.gen.delay`` does not select them again.  Nothing due → no segment and
+:attr:`GenerateReport.segments` is empty (the command exits with 1).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.core.datum import META_GENERATE_TIME, now_millis
+from gossamer.core.settings import Settings
+from gossamer.crawl.generate_select import SelectOptions, select
+from gossamer.crawl.segments import SegmentWriter, new_segment_name, partition_key_function
+from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.engine import Input, Job, TableSource, TaskContext
+from gossamer.plugins import PluginRepository, URLChain
+from gossamer.store import TableLock, open_live, recover
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    """Switches of ``generate`` (Nutch's names in comments)."""
+
+    top_n: int | None = None  # -topN
+    num_fetchers: int = 1  # -numFetchers
+    add_days: float = 0.0  # -adddays
+    filter: bool = True  # -noFilter
+    normalize: bool = True  # -noNorm
+    max_num_segments: int = 1  # -maxNumSegments
+    force: bool = False  # -force: take over a lock held by a dead generate
+
+
+@dataclass
+class GenerateReport:
+    """Segments created and counters."""
+
+    segments: list[Path] = field(default_factory=list)
+    selected: list[int] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def generate(crawldb: Path, segments_dir: Path, settings: Settings,
+             options: GenerateOptions | None = None) -> GenerateReport:
+    """Generate up to ``max_num_segments`` fetch lists; see the module docstring."""
+    options = options or GenerateOptions()
+    if options.num_fetchers < 1 or options.max_num_segments < 1:
+        raise ValueError("-numFetchers and -maxNumSegments must be at least 1")
+    started = time.monotonic()
+    now = now_millis()
+    cur_time = now + int(options.add_days * 86_400_000)
+    repo = PluginRepository(settings)
+    chain = URLChain(repo, "generate", normalize=False, filter=options.filter)
+    count_chain = URLChain(repo, "generate_host_count", normalize=options.normalize, filter=False)
+    report = GenerateReport()
+    with TableLock(crawldb, settings.get_float("store.lock.wait.seconds")) as lock:
+        recover(crawldb)
+        with open_live(crawldb) as version:
+            selection = select(version, settings, SelectOptions(
+                cur_time, options.top_n, options.max_num_segments, options.filter, options.normalize),
+                chain, count_chain)
+        report.counters = dict(selection.counters)
+        key = partition_key_function(settings.get_str("partition.url.mode"),
+                                     settings.get_int("partition.url.seed"))
+        for rows in selection.segments:
+            if not rows:
+                continue
+            writer = SegmentWriter(segments_dir, new_segment_name(segments_dir))
+            try:
+                writer.write_table("crawl_generate", pa.Table.from_batches([datums_to_batch(rows)]),
+                                   options.num_fetchers, key, settings.get_int("store.row.group.rows"),
+                                   settings.get_str("store.compression"), "crawl_generate")
+                report.segments.append(writer.commit())
+                report.selected.append(len(rows))
+            except BaseException:
+                writer.abort()
+                raise
+        if report.segments and settings.get_bool("generate.update.crawldb"):
+            marked = [url for rows in selection.segments for url, _ in rows]
+            _mark_generated(crawldb, settings, marked, str(cur_time), lock)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+@dataclass(frozen=True)
+class MarkGenerated:
+    """Map function: set ``_ngt_`` on the selected URLs, keep every other row as it is."""
+
+    urls: tuple[str, ...]
+    generate_time: str
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        """Yield the batch with the selected rows' metadata updated, in the same order."""
+        chosen = pc.is_in(batch.column("url"), value_set=pa.array(self.urls, pa.string()))
+        if not pc.any(chosen).as_py():
+            yield batch
+            return
+        rows = batch_to_datums(batch)
+        flags = chosen.to_pylist()
+        for (_, datum), flag in zip(rows, flags, strict=True):
+            if flag:
+                datum.metadata[META_GENERATE_TIME] = self.generate_time
+        ctx.count("urls_marked", sum(flags))
+        yield datums_to_batch(rows)
+
+
+def _pass_through(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+    yield batch.select(CRAWLDB_SCHEMA.names)
+
+
+def _mark_generated(crawldb: Path, settings: Settings, urls: list[str], generate_time: str,
+                    lock: TableLock) -> None:
+    def build(run: TableJobRun) -> Job:
+        assert run.existing is not None
+        source = TableSource(str(run.existing.directory))
+        return Job("generate-mark", [Input(source, MarkGenerated(tuple(urls), generate_time), copartitioned=True)],
+                   CRAWLDB_SCHEMA, _pass_through, CRAWLDB_SCHEMA, run.parts)
+
+    run_table_job(crawldb, "crawldb", settings, build, held_lock=lock)

@@ -1,0 +1,111 @@
+"""Segments: one generate/fetch/parse round, ``segments/<yyyyMMddHHmmss>/``.
+
+A segment is written once.  Its sub-tables (``crawl_generate``, later
+``crawl_fetch``, ``crawl_parse``, ``parse_data``, ``parse_text``) are table
+*versions* directly (part files, ``_table.json``, ``_SUCCESS``), partitioned for
+fetching: by host, domain or IP hash (``partition.url.mode``), so one host is only
+ever in one fetch partition.  A new segment is built in ``segments/.tmp-<name>``
+and renamed into place when complete, so a crash never leaves a half segment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import time
+import zlib
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.partitioning import host_of
+from gossamer.store.table import PartWriter, TableDescription, finish_version, part_name
+
+SEGMENT_NAME_FORMAT = "%Y%m%d%H%M%S"
+PARTITION_MODES = ("byHost", "byDomain", "byIP")
+
+
+def new_segment_name(segments_dir: Path, now: float | None = None) -> str:
+    """A ``yyyyMMddHHmmss`` name (UTC) not yet used in ``segments_dir`` (later seconds if taken)."""
+    moment = int(now if now is not None else time.time())
+    while True:
+        name = datetime.fromtimestamp(moment, tz=UTC).strftime(SEGMENT_NAME_FORMAT)
+        if not (segments_dir / name).exists() and not (segments_dir / f".tmp-{name}").exists():
+            return name
+        moment += 1
+
+
+def list_segments(segments_dir: Path) -> list[Path]:
+    """Complete segments, oldest first."""
+    if not segments_dir.is_dir():
+        return []
+    return sorted(p for p in segments_dir.iterdir() if p.is_dir() and p.name.isdigit())
+
+
+def partition_key_function(mode: str, seed: int = 0) -> Callable[[str], int]:
+    """URL → 32-bit partition hash for ``partition.url.mode`` (host, registered domain or IP)."""
+    if mode not in PARTITION_MODES:
+        raise ValueError(f"partition.url.mode must be one of {', '.join(PARTITION_MODES)}, got {mode!r}")
+    cache: dict[str, str] = {}
+
+    def key_of_host(host: str) -> str:
+        if mode == "byHost":
+            return host
+        if host not in cache:
+            if mode == "byDomain":
+                from gossamer.plugins.support.domains import domain_of
+
+                cache[host] = domain_of(host) if host else ""
+            else:
+                try:
+                    cache[host] = socket.getaddrinfo(host.strip("[]"), None)[0][4][0] if host else ""
+                except OSError:
+                    cache[host] = host  # unresolvable: keep the host so it still lands in one partition
+        return cache[host]
+
+    def key(url: str) -> int:
+        return zlib.crc32(key_of_host(host_of(url)).encode("utf-8")) ^ seed
+
+    return key
+
+
+class SegmentWriter:
+    """Builds a segment in a temporary directory; :meth:`commit` renames it into place."""
+
+    def __init__(self, segments_dir: Path, name: str) -> None:
+        segments_dir.mkdir(parents=True, exist_ok=True)
+        self.final = segments_dir / name
+        self.tmp = segments_dir / f".tmp-{name}"
+        self.tmp.mkdir()
+
+    def write_table(self, subdir: str, table: pa.Table, parts: int, key: Callable[[str], int],
+                    row_group_rows: int, compression: str, kind: str) -> None:
+        """Write ``table`` (crawldb schema) as ``subdir``, partitioned by ``key`` and sorted by URL."""
+        directory = self.tmp / subdir
+        directory.mkdir()
+        urls = table.column("url").to_pylist()
+        part_ids = pa.array([key(u) % parts for u in urls], pa.int32())
+        for part in range(parts):
+            rows = table.filter(pc.equal(part_ids, part))
+            rows = rows.take(pc.sort_indices(rows, [("url", "ascending")]))
+            writer = PartWriter(directory / part_name(part), CRAWLDB_SCHEMA, row_group_rows, compression)
+            for batch in rows.to_batches():
+                writer.write(batch)
+            writer.close()
+        finish_version(directory, TableDescription(kind=kind, parts=parts, partitioner="fetch-partition",
+                                                   rows=table.num_rows, job="generate",
+                                                   created=int(time.time() * 1000)))
+
+    def commit(self) -> Path:
+        """Make the segment visible under its final name."""
+        os.rename(self.tmp, self.final)
+        return self.final
+
+    def abort(self) -> None:
+        """Remove the unfinished segment."""
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,89 @@
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from gossamer.store.partitioning import host_of
+
+from .conftest import write_lines
+
+
+def inject(cli, tmp_path: Path, lines: list[str], *args: str) -> Path:
+    crawldb = tmp_path / "crawl" / "crawldb"
+    assert cli("inject", crawldb, write_lines(tmp_path / f"seeds{len(lines)}.txt", lines), *args).code == 0
+    return crawldb
+
+
+def fetch_lists(segments: Path) -> list[list[str]]:
+    return [sorted(duckdb.sql(f"SELECT url FROM '{seg}/crawl_generate/*.parquet'").fetchall())
+            for seg in sorted(p for p in segments.iterdir() if p.name.isdigit())]
+
+
+SEEDS = [f"http://a.example/{i}\tnutch.score={i}" for i in range(1, 6)] + [
+    "http://b.example/x\tnutch.score=10", "http://c.example/y\tnutch.score=0.5", "http://d.example/logo.gif"]
+
+
+def test_best_scores_first_top_n_and_nothing_due(cli, tmp_path: Path) -> None:
+    crawldb = inject(cli, tmp_path, SEEDS, "-noFilter")
+    segments = tmp_path / "crawl" / "segments"
+    result = cli("generate", crawldb, segments, "-topN", "3")
+    assert result.code == 0, result.err
+    assert fetch_lists(segments) == [[("http://a.example/4",), ("http://a.example/5",), ("http://b.example/x",)]]
+    assert "rejected by filters: 1" not in result.out  # the .gif was never a candidate beyond topN
+    empty = cli("generate", crawldb, tmp_path / "other", "-adddays", "-1")
+    assert empty.code == 1 and "0 records selected" in empty.out
+
+
+def test_max_count_per_host_spreads_over_segments_and_filters_apply(cli, tmp_path: Path) -> None:
+    crawldb = inject(cli, tmp_path, SEEDS, "-noFilter")
+    segments = tmp_path / "segs"
+    result = cli("generate", crawldb, segments, "-maxNumSegments", "3", "-D", "generate.max.count=2")
+    assert result.code == 0, result.err
+    lists = fetch_lists(segments)
+    assert len(lists) == 3
+    for urls in lists:
+        hosts = [host_of(u) for (u,) in urls]
+        assert hosts.count("a.example") <= 2
+    everything = sorted(u for urls in lists for (u,) in urls)
+    assert "http://d.example/logo.gif" not in everything  # Nutch's default regex-urlfilter.txt
+    assert "rejected by filters: 1" in result.out
+    assert len(everything) == 7  # five a.example URLs over three segments: 2 + 2 + 1
+
+
+def test_generate_marker_and_crawl_gen_delay(cli, tmp_path: Path) -> None:
+    crawldb = inject(cli, tmp_path, SEEDS[:3])
+    segments = tmp_path / "segs"
+    mark = ["-D", "generate.update.crawldb=true"]
+    assert cli("generate", crawldb, segments, *mark).code == 0
+    assert "\t_ngt_=" in cli("readdb", crawldb, "-url", "http://a.example/1").out
+    assert cli("generate", crawldb, segments, *mark).code == 1  # already generated, within crawl.gen.delay
+    assert cli("generate", crawldb, segments, *mark, "-adddays", "8").code == 0  # the 7-day marker expired
+
+
+def test_fetch_lists_are_partitioned_by_host(cli, tmp_path: Path) -> None:
+    lines = [f"http://h{i % 7}.example/p{i}" for i in range(200)]
+    crawldb = inject(cli, tmp_path, lines)
+    segments = tmp_path / "segs"
+    assert cli("generate", crawldb, segments, "-numFetchers", "3").code == 0
+    segment = next(p for p in segments.iterdir() if p.name.isdigit())
+    seen: dict[str, int] = {}
+    total = 0
+    for part in sorted((segment / "crawl_generate").glob("part-*.parquet")):
+        urls = pq.read_table(part, columns=["url"]).column("url").to_pylist()
+        assert urls == sorted(urls)
+        total += len(urls)
+        for url in urls:
+            assert seen.setdefault(host_of(url), int(part.stem[-5:])) == int(part.stem[-5:])
+    assert total == 200
+    assert not list(segments.glob(".tmp-*"))
+
+
+def test_min_score_and_restrict_status(cli, tmp_path: Path) -> None:
+    crawldb = inject(cli, tmp_path, SEEDS, "-noFilter")
+    result = cli("generate", crawldb, tmp_path / "s1", "-D", "generate.min.score=4.5")
+    assert [u for urls in fetch_lists(tmp_path / "s1") for (u,) in urls] == [
+        "http://a.example/5", "http://b.example/x"]
+    assert cli("generate", crawldb, tmp_path / "s2", "-D", "generate.restrict.status=db_fetched").code == 1
+    bad = cli("generate", crawldb, tmp_path / "s3", "-D", "generate.restrict.status=nonsense")
+    assert bad.code == 2 and "unknown status" in bad.err
+    assert result.code == 0
