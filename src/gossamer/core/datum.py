@@ -82,8 +82,12 @@ class CrawlDatum:
         self.metadata.update(other)
 
     def set_fetch_interval(self, seconds: float) -> None:
-        """Set the interval in seconds, rounding like Nutch's ``setFetchInterval(float)``."""
-        self.fetch_interval = int(round(seconds))
+        """Set the interval in seconds as Nutch's ``setFetchInterval(float)``: float32, ``Math.round``.
+
+        Java rounds halves up (``floor(x + 0.5f)``), Python's ``round`` to even.
+        """
+        value = to_float32(seconds)
+        self.fetch_interval = int(math.floor(to_float32(value + 0.5)))
 
     def signature_hex(self) -> str | None:
         """Lower-case hex of the signature, or ``None``."""
@@ -105,6 +109,11 @@ class CrawlDatum:
         ]
         lines.extend(f" \t{key}={value}" for key, value in self.metadata.items())
         return "\n".join(lines) + "\n"
+
+
+def to_float32(value: float) -> float:
+    """``value`` rounded to the nearest float32, as Java's ``float`` holds it."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
 
 
 def java_date(millis: int) -> str:
