@@ -23,6 +23,7 @@ from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
 from gossamer.cli.robots_cmd import robotschecker_command
 from gossamer.cli.settings_cmd import showproperties_command
+from gossamer.cli.updatedb_cmd import updatedb_command
 
 app = typer.Typer(
     name="gossamer",
@@ -55,6 +56,7 @@ def _global(
 app.command("inject")(inject_command)
 app.command("readdb")(readdb_command)
 app.command("generate")(generate_command)
+app.command("updatedb")(updatedb_command)
 app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)
 app.command("normalizerchecker")(normalizerchecker_command)

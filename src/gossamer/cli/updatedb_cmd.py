@@ -1,0 +1,50 @@
+"""``gossamer updatedb``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
+from gossamer.store.layout import CrawlLayout
+
+
+def updatedb_command(
+    crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
+    segments: Annotated[list[Path] | None, typer.Argument(help="segment directories", show_default=False)] = None,
+    segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="every segment in this directory")]
+    = None,
+    no_additions: Annotated[bool, typer.Option("-noAdditions", "--no-additions",
+                                               help="only update URLs already in the crawldb")] = False,
+    url_filter: Annotated[bool, typer.Option("-filter", "--filter", help="apply URL filters")] = False,
+    normalize: Annotated[bool, typer.Option("-normalize", "--normalize", help="apply URL normalizers")] = False,
+    force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility")] = False,
+) -> None:
+    """Merge fetch and parse results of segments into the crawldb.
+
+    Examples:
+
+      gossamer updatedb crawl/crawldb crawl/segments/20261122103000
+
+      gossamer updatedb crawl/crawldb -dir crawl/segments -noAdditions
+    """
+    from gossamer.crawl.segments import list_segments
+    from gossamer.crawl.updatedb import UpdateOptions, updatedb
+
+    chosen = list(segments or [])
+    if segments_dir is not None:
+        chosen += list_segments(segments_dir)
+    if not chosen:
+        fail("give segment directories or -dir <segments_dir>")
+    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    with user_errors(), job_progress("updatedb") as progress:
+        report = updatedb(crawldb, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),
+                          progress)
+    print_errors(report.errors, report.counters.get("errors", 0))
+    c = report.counters
+    typer.echo(f"CrawlDb update: {len(chosen)} segment(s); URLs updated: {c.get('urls_updated', 0)}, "
+               f"unchanged: {c.get('urls_unchanged', 0)}, dropped: {c.get('urls_dropped', 0)}, "
+               f"purged: {c.get('urls_purged', 0)}, filtered: {c.get('urls_filtered', 0)}")
+    typer.echo(f"CrawlDb update: total URLs {report.total_urls}, finished in {report.seconds:.2f} s")
