@@ -1,0 +1,136 @@
+"""Helpers of the fetch loop: the status mapping, robots.txt access and redirect-target processing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from gossamer.core.records import ProtocolStatusCode
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus
+from gossamer.crawl.robots import RobotRules, RobotsPolicy, allow_all
+from gossamer.crawl.robots_fetch import RobotsCache, fetch_robots
+
+STATUS_MAP: dict[ProtocolStatusCode, CrawlStatus] = {
+    ProtocolStatusCode.SUCCESS: CrawlStatus.FETCH_SUCCESS,
+    ProtocolStatusCode.MOVED: CrawlStatus.FETCH_REDIR_PERM,
+    ProtocolStatusCode.TEMP_MOVED: CrawlStatus.FETCH_REDIR_TEMP,
+    ProtocolStatusCode.EXCEPTION: CrawlStatus.FETCH_RETRY,
+    ProtocolStatusCode.RETRY: CrawlStatus.FETCH_RETRY,
+    ProtocolStatusCode.FAILED: CrawlStatus.FETCH_RETRY,
+    ProtocolStatusCode.GONE: CrawlStatus.FETCH_GONE,
+    ProtocolStatusCode.NOTFOUND: CrawlStatus.FETCH_GONE,
+    ProtocolStatusCode.ACCESS_DENIED: CrawlStatus.FETCH_GONE,
+    ProtocolStatusCode.ROBOTS_DENIED: CrawlStatus.FETCH_GONE,
+    ProtocolStatusCode.REDIR_EXCEEDED: CrawlStatus.FETCH_GONE,
+    ProtocolStatusCode.NOTMODIFIED: CrawlStatus.FETCH_NOTMODIFIED,
+}
+"""Nutch's ProtocolStatus → fetch status (FetcherThread); any other code → fetch_retry."""
+
+
+def fetch_status_for(code: ProtocolStatusCode) -> CrawlStatus:
+    """The fetch status of a protocol outcome (unknown codes → fetch_retry)."""
+    return STATUS_MAP.get(code, CrawlStatus.FETCH_RETRY)
+
+
+def representative_url(source: str, target: str, temp: bool) -> str:
+    """The URL a redirect pair is known by (``_repr_``).
+
+    The target for permanent redirects, the source for temporary ones (a
+    simplification of Nutch's URLUtil.chooseRepr heuristics).
+    """
+    return source if temp else target
+
+
+class FetchRobots:
+    """robots.txt rules for the fetcher: :func:`~gossamer.crawl.robots_fetch.fetch_robots` with a cache.
+
+    :meth:`rules` returns ``(rules, fetched)``; ``fetched`` is True when a request
+    went to the host just now (then the queue must wait its delay before the page).
+    ``enabled=False`` allows everything without requests.
+    """
+
+    def __init__(self, settings: Settings, cache: RobotsCache | None = None, enabled: bool = True) -> None:
+        self.settings = settings
+        self.policy = RobotsPolicy.from_settings(settings)
+        self.cache = cache if cache is not None else RobotsCache()
+        self.enabled = enabled
+        self._session: aiohttp.ClientSession | None = None
+
+    async def rules(self, url: str) -> tuple[RobotRules, bool]:
+        """Rules for the host of ``url`` and whether they were fetched now; never raises."""
+        if not self.enabled:
+            return allow_all("robots.txt checks disabled"), False
+        cached = self.cache.get(url)
+        if cached is not None:
+            return cached, False
+        if self._session is None:
+            self._session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
+        try:
+            rules = await fetch_robots(url, self.settings, self._session, self.cache, self.policy)
+        except ValueError as exc:
+            return allow_all(f"no robots.txt for {url}: {exc}"), False
+        return rules, not self.policy.allowlisted(urlsplit(url).hostname or "")
+
+    async def close(self) -> None:
+        """Close the robots.txt session."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+class RedirectTargets:
+    """URL processing of the fetcher: redirect targets and (optionally) fetch-list URLs.
+
+    ``target(url)`` normalizes and filters a redirect target (scope ``fetcher``, always
+    on, as Nutch); ``input_url(url)`` applies fetcher.normalize.urls /
+    fetcher.filter.urls to fetch-list entries.  Both return None to reject.
+    """
+
+    def __init__(self, target: Callable[[str], str | None], input_url: Callable[[str], str | None]) -> None:
+        self._target = target
+        self._input = input_url
+
+    @staticmethod
+    def _safe(step: Callable[[str], str | None]) -> Callable[[str], str | None]:
+        def run(url: str) -> str | None:
+            try:
+                return step(url)
+            except ValueError:
+                return None
+        return run
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RedirectTargets:
+        """Chains built from the plugin repository of ``settings``."""
+        from gossamer.plugins.registry import PluginRepository
+        from gossamer.plugins.urlchain import URLChain
+
+        repository = PluginRepository(settings)
+        chain = URLChain(repository, "fetcher")
+        normalize, filt = settings.get_bool("fetcher.normalize.urls"), settings.get_bool("fetcher.filter.urls")
+        if normalize or filt:
+            inputs = URLChain(repository, "fetcher", normalize=normalize, filter=filt)
+            input_step = cls._safe(lambda u: inputs.filter(inputs.normalize(u)))
+        else:
+            input_step = _identity
+        return cls(cls._safe(lambda u: chain.filter(chain.normalize(u))), input_step)
+
+    @classmethod
+    def passthrough(cls) -> RedirectTargets:
+        """Accept every URL unchanged (tests, callers that filtered already)."""
+        return cls(_identity, _identity)
+
+    def target(self, url: str) -> str | None:
+        """The processed redirect target, or None."""
+        return self._target(url)
+
+    def input_url(self, url: str) -> str | None:
+        """The processed fetch-list URL, or None."""
+        return self._input(url)
+
+
+def _identity(url: str) -> str | None:
+    return url

@@ -1,0 +1,359 @@
+"""The async fetch loop: :func:`fetch_all` fetches a stream of ``(url, CrawlDatum)`` politely.
+
+One loop runs in one process (run one loop per partition group in separate
+processes; a host is only ever in one partition).  A feeder task streams the
+input into :class:`~gossamer.crawl.fetch.queues.FetchQueues`, keeping at most
+``fetcher.threads.fetch × fetcher.queue.depth.multiplier`` items queued;
+``fetcher.threads.fetch`` worker tasks take items from ready queues, check
+robots.txt, fetch through the protocol, map the outcome to Nutch's fetch status
+and hand a :class:`FetchResult` to the sink.  Items removed without a fetch
+(blocked queue, time limit …) go to ``sink.dropped`` and, as in Nutch, get no
+crawl_fetch record.  The status mapping and redirect rules are in ``docs/fetching.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterable, Callable, Iterable
+
+from gossamer.core.datum import (
+    META_CONTENT_TYPE,
+    META_GENERATE_TIME,
+    META_PROTOCOL_CODE,
+    META_PROTOCOL_STATUS,
+    META_REPR_URL,
+    META_RESPONSE_TIME,
+    CrawlDatum,
+    now_millis,
+)
+from gossamer.core.records import ProtocolStatus, ProtocolStatusCode
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus, status_name
+from gossamer.crawl.fetch.fetch_support import STATUS_MAP, FetchRobots, RedirectTargets, representative_url
+from gossamer.crawl.fetch.queues import FetchItem, FetchQueues, QueueIdResolver
+from gossamer.crawl.fetch.results import FetchResult, FetchSink, FetchSummary, ListSink
+from gossamer.crawl.robots import RobotRules, RobotsPolicy, effective_delay
+from gossamer.plugins.api import Protocol, ProtocolOutput
+from gossamer.plugins.builtin.protocol_http import META_ETAG, HttpOutput, HttpProtocol, retry_after_seconds
+
+__all__ = ["FetchResult", "FetchRobots", "FetchSink", "FetchSummary", "ListSink", "RedirectTargets",
+           "fetch_all", "time_limit_seconds"]
+
+
+class _Run:
+    """State of one :func:`fetch_all` call."""
+
+    def __init__(self, settings: Settings, sink: FetchSink, protocol: Protocol, robots: FetchRobots,
+                 redirects: RedirectTargets, clock: Callable[[], float], deadline: float | None) -> None:
+        self.settings, self.sink, self.protocol, self.robots, self.redirects = \
+            settings, sink, protocol, robots, redirects
+        self.clock = clock
+        self.queues = FetchQueues(settings)
+        self.resolver = QueueIdResolver(settings)
+        self.policy = RobotsPolicy.from_settings(settings)
+        self.threads = max(1, settings.get_int("fetcher.threads.fetch"))
+        self.buffer = max(1, self.threads * settings.get_int("fetcher.queue.depth.multiplier"))
+        self.redirect_max = settings.get_int("http.redirect.max")
+        self.redirect_skip = settings.get_bool("http.redirect.max.exceeded.skip")
+        self.max_crawl_delay = settings.get_int("fetcher.max.crawl.delay")
+        self.store_rs = settings.get_bool("http.store.responsetime")
+        self.summary = FetchSummary(started=clock())
+        self.deadline = deadline
+        self.cond = asyncio.Condition()
+        self.feeding = True
+        self.stopping = ""
+
+    # --- bookkeeping -------------------------------------------------------------------------
+
+    def drop(self, item: FetchItem | tuple[str, CrawlDatum], reason: str, detail: str) -> None:
+        url, datum = (item.url, item.datum) if isinstance(item, FetchItem) else item
+        self.summary.dropped[reason] += 1
+        self.sink.dropped(url, datum, reason, detail)
+
+    def drop_all(self, removed: list[tuple[FetchItem, str]], reason: str) -> None:
+        for item, detail in removed:
+            self.drop(item, reason, detail)
+
+    def stop(self, reason: str, detail: str) -> None:
+        if not self.stopping:
+            self.stopping = reason
+            self.summary.stopped = detail
+        self.drop_all(self.queues.empty_all(detail), reason)
+
+    async def notify(self) -> None:
+        async with self.cond:
+            self.cond.notify_all()
+
+    # --- feeder and workers ------------------------------------------------------------------
+
+    async def feed(self, items: Iterable[tuple[str, CrawlDatum]] | AsyncIterable[tuple[str, CrawlDatum]]) -> None:
+        try:
+            iterator = items.__aiter__() if isinstance(items, AsyncIterable) else _aiter(items)
+            async for url, datum in iterator:
+                async with self.cond:
+                    while self.queues.queued >= self.buffer and not self.stopping:
+                        await self.cond.wait()
+                if self.stopping:
+                    self.drop((url, datum), self.stopping, self.summary.stopped)
+                    continue
+                if self.deadline is not None and self.clock() >= self.deadline:
+                    self.stop("timelimit", "fetcher.timelimit reached")
+                    self.drop((url, datum), "timelimit", "fetcher.timelimit reached")
+                    continue
+                await self.enqueue(url, datum)
+        finally:
+            self.feeding = False
+            await self.notify()
+
+    async def enqueue(self, url: str, datum: CrawlDatum, redirects: int = 0, chain: tuple[str, ...] = (),
+                      front: bool = False) -> bool:
+        if redirects == 0:
+            accepted = self.redirects.input_url(url)
+            if accepted is None:
+                self.drop((url, datum), "filtered", "rejected by fetcher.filter.urls / fetcher.normalize.urls")
+                return False
+            url = accepted
+        queue_id, reason = await self.resolver.queue_id(url)
+        if queue_id is None:
+            self.drop((url, datum), "unresolvable", reason)
+            return False
+        blocked = self.queues.add(FetchItem(url, datum, queue_id, redirects, chain), front=front)
+        if blocked:
+            self.drop((url, datum), "queue blocked", blocked)
+            return False
+        await self.notify()
+        return True
+
+    async def next_item(self) -> FetchItem | None:
+        async with self.cond:
+            while True:
+                now = self.clock()
+                item = self.queues.acquire(now)
+                if item is not None:
+                    self.cond.notify_all()  # the feeder may refill
+                    return item
+                if not self.feeding and self.queues.queued == 0 and self.queues.in_progress == 0:
+                    self.cond.notify_all()
+                    return None
+                ready = self.queues.next_ready()
+                timeout = None if ready is None else max(0.0, ready - now)
+                if self.deadline is not None:
+                    timeout = max(0.0, self.deadline - now) if timeout is None else \
+                        min(timeout, max(0.0, self.deadline - now))
+                try:
+                    await asyncio.wait_for(self.cond.wait(), timeout)
+                except TimeoutError:
+                    pass
+                if self.deadline is not None and self.clock() >= self.deadline and self.queues.queued:
+                    self.stop("timelimit", "fetcher.timelimit reached")
+
+    async def work(self) -> None:
+        while True:
+            item = await self.next_item()
+            if item is None:
+                return
+            after: list[Callable[[], None]] = []
+            asap = False
+            try:
+                asap = await self.process(item, after)
+            except Exception as exc:  # noqa: BLE001 - an escaping error is FAILED → fetch_retry, as in Nutch
+                status = ProtocolStatus(ProtocolStatusCode.FAILED, (f"{type(exc).__name__}: {exc}",))
+                self.emit(item, status, ProtocolOutput(status))
+            finally:
+                self.queues.finish(item, self.clock(), asap)
+                for action in after:
+                    action()
+                await self.notify()
+
+    # --- one item ----------------------------------------------------------------------------
+
+    async def process(self, item: FetchItem, after: list[Callable[[], None]]) -> bool:
+        """Robots, fetch, map, emit; returns True when the queue may go on at once (no request made)."""
+        rules, fetched = await self.robots.rules(item.url)
+        decision = rules.check(item.url)
+        if not decision.allowed and decision.defer:
+            return self.defer(item, rules, after)
+        if not decision.allowed:
+            self.emit_robots_denied(item, decision.reason)
+            return not fetched
+        skip, delay, reason = effective_delay(rules, self.settings)
+        if skip:
+            self.emit_robots_denied(item, reason)
+            return not fetched
+        self.queues.set_delay(item.queue_id, delay)
+        output = await self.protocol.fetch(item.url, item.datum)
+        status = output.status
+        if status.code == ProtocolStatusCode.EXCEPTION:
+            after.append(lambda: self.drop_all(self.queues.record_exception(item.queue_id), "queue blocked"))
+            self.retry_after(item, output, after)
+        linked: list[tuple[str, CrawlDatum]] = []
+        if status.code in (ProtocolStatusCode.MOVED, ProtocolStatusCode.TEMP_MOVED) and status.args:
+            linked = await self.redirect(item, status.args[0], status.code == ProtocolStatusCode.TEMP_MOVED)
+        self.emit(item, status, output, linked)
+        return False
+
+    def defer(self, item: FetchItem, rules: RobotRules, after: list[Callable[[], None]]) -> bool:
+        queue = self.queues.queues[item.queue_id]
+        queue.robots_deferrals += 1
+        if queue.robots_deferrals > self.policy.defer_retries:
+            detail = f"{rules.note}; deferred {queue.robots_deferrals - 1} times"
+            self.drop(item, "robots deferred", detail)
+            self.drop_all(self.queues.block(item.queue_id, detail), "robots deferred")
+            return False
+        self.queues.add(item, front=True)
+        when = self.clock() + self.policy.defer_delay
+        after.append(lambda: self.queues.delay_until(item.queue_id, when))
+        return False
+
+    def retry_after(self, item: FetchItem, output: ProtocolOutput, after: list[Callable[[], None]]) -> None:
+        exchange = getattr(output, "exchange", None)
+        if exchange is None or exchange.status not in (429, 503):
+            return
+        headers = getattr(output, "headers", {}) or {}
+        wait = retry_after_seconds(headers.get("Retry-After"))
+        if wait is None:
+            return
+        if 0 <= self.max_crawl_delay < wait:
+            detail = f"Retry-After {wait:g} s exceeds fetcher.max.crawl.delay={self.max_crawl_delay} s"
+            after.append(lambda: self.drop_all(self.queues.block(item.queue_id, detail), "retry-after"))
+        else:
+            when = self.clock() + wait
+            after.append(lambda: self.queues.delay_until(item.queue_id, when))
+
+    async def redirect(self, item: FetchItem, target: str, temp: bool) -> list[tuple[str, CrawlDatum]]:
+        accepted = self.redirects.target(target)
+        if accepted is None or accepted == item.url:
+            return []
+        repr_url = representative_url(item.url, accepted, temp)
+        if self.redirect_max > 0 and item.redirects < self.redirect_max:
+            chain = (*item.chain, item.url)
+            if accepted in chain:
+                self.summary.redirect_loops += 1
+                self.drop((accepted, item.datum), "redirect loop", " -> ".join((*chain, accepted)))
+                return []
+            datum = CrawlDatum(CrawlStatus.DB_UNFETCHED, now_millis(), 0, item.datum.fetch_interval,
+                               item.datum.score, metadata={META_REPR_URL: repr_url})
+            if META_GENERATE_TIME in item.datum.metadata:
+                datum.metadata[META_GENERATE_TIME] = item.datum.metadata[META_GENERATE_TIME]
+            if await self.enqueue(accepted, datum, item.redirects + 1, chain, front=True):
+                self.summary.redirects_followed += 1
+            return []
+        if self.redirect_max > 0 and self.redirect_skip:
+            return []
+        linked = CrawlDatum(CrawlStatus.LINKED, now_millis(), 0, item.datum.fetch_interval, item.datum.score,
+                            metadata={META_REPR_URL: repr_url})
+        return [(accepted, linked)]
+
+    def emit_robots_denied(self, item: FetchItem, reason: str) -> None:
+        status = ProtocolStatus(ProtocolStatusCode.ROBOTS_DENIED, (reason,))
+        self.emit(item, status, ProtocolOutput(status))
+
+    def emit(self, item: FetchItem, status: ProtocolStatus, output: ProtocolOutput,
+             linked: list[tuple[str, CrawlDatum]] | None = None) -> None:
+        fetch_status = STATUS_MAP.get(status.code, CrawlStatus.FETCH_RETRY)
+        datum = item.datum.copy()
+        datum.status = fetch_status
+        datum.fetch_time = now_millis()
+        datum.metadata[META_PROTOCOL_STATUS] = status.to_text()
+        exchange = getattr(output, "exchange", None)
+        content = output.content
+        if exchange is not None:
+            datum.metadata[META_PROTOCOL_CODE] = str(exchange.status)
+            etag = dict((k.lower(), v) for k, v in exchange.response_headers).get("etag")
+            if etag and fetch_status == CrawlStatus.FETCH_SUCCESS:
+                datum.metadata[META_ETAG] = etag
+        if self.store_rs and isinstance(output, HttpOutput) and exchange is not None:
+            datum.metadata[META_RESPONSE_TIME] = str(output.response_ms)
+        if content is not None:
+            if content.content_type:
+                datum.metadata[META_CONTENT_TYPE] = content.content_type
+            content.metadata.setdefault("nutch.crawl.score", str(item.datum.score))
+            content.metadata["_fst_"] = str(int(fetch_status))
+            content.metadata["_ftk_"] = str(datum.fetch_time)
+            self.summary.bytes += len(content.content)
+        if status.code in (ProtocolStatusCode.EXCEPTION, ProtocolStatusCode.FAILED):
+            self.summary.errors += 1
+        self.summary.pages += 1
+        self.summary.by_status[status_name(fetch_status)] += 1
+        self.summary.by_protocol[status.code.name.lower()] += 1
+        self.sink.result(FetchResult(item.url, datum, content, exchange, linked or []))
+
+    async def monitor(self, progress: Callable[[FetchSummary, int], None] | None,
+                      check_after: float, threshold: int, retries: int, interval: float) -> None:
+        strikes, last_pages, last_time = 0, 0, self.clock()
+        while True:
+            await asyncio.sleep(interval)
+            now = self.clock()
+            self.summary.elapsed = now - self.summary.started
+            if progress is not None:
+                progress(self.summary, self.queues.active_queues())
+            if threshold > 0 and now - self.summary.started >= check_after and not self.stopping:
+                rate = (self.summary.pages - last_pages) / max(now - last_time, 1e-9)
+                strikes = strikes + 1 if rate < threshold else 0
+                if strikes >= retries:
+                    async with self.cond:
+                        self.stop("throughput", f"throughput {rate:.2f} pages/s below "
+                                                f"fetcher.throughput.threshold.pages={threshold}")
+                        self.cond.notify_all()
+            last_pages, last_time = self.summary.pages, now
+
+
+async def _aiter(items: Iterable[tuple[str, CrawlDatum]]) -> AsyncIterable[tuple[str, CrawlDatum]]:
+    for entry in items:
+        yield entry
+
+
+def time_limit_seconds(settings: Settings) -> float | None:
+    """fetcher.timelimit.mins in seconds; None when it is negative (no limit)."""
+    minutes = settings.get_int("fetcher.timelimit.mins")
+    return None if minutes < 0 else minutes * 60.0
+
+
+async def fetch_all(
+    items: Iterable[tuple[str, CrawlDatum]] | AsyncIterable[tuple[str, CrawlDatum]],
+    settings: Settings,
+    sink: FetchSink,
+    *,
+    protocol: Protocol | None = None,
+    robots: FetchRobots | None = None,
+    redirects: RedirectTargets | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    time_limit: float | None = None,
+    progress: Callable[[FetchSummary, int], None] | None = None,
+    monitor_interval: float = 1.0,
+) -> FetchSummary:
+    """Fetch every item politely; return the counts.  Never raises for network trouble.
+
+    ``protocol`` defaults to :class:`~gossamer.plugins.builtin.protocol_http.HttpProtocol` (closed at
+    the end; a protocol passed in is left open), ``robots`` to a :class:`FetchRobots`
+    with its own cache, ``redirects`` to the ``fetcher`` URL chains.  ``time_limit``
+    (seconds from now) overrides fetcher.timelimit.mins.  ``progress(summary,
+    active_queues)`` is called every ``monitor_interval`` seconds.  Raises
+    ValueError for bad settings (empty http.agent.name, unknown fetcher.queue.mode).
+    """
+    own_protocol = protocol is None
+    protocol = protocol or HttpProtocol(settings)
+    own_robots = robots is None
+    robots = robots or FetchRobots(settings)
+    redirects = redirects or RedirectTargets.from_settings(settings)
+    limit = time_limit if time_limit is not None else time_limit_seconds(settings)
+    run = _Run(settings, sink, protocol, robots, redirects, clock,
+               None if limit is None else clock() + limit)
+    monitor = asyncio.create_task(run.monitor(
+        progress, settings.get_int("fetcher.throughput.threshold.check.after") * 60.0,
+        settings.get_int("fetcher.throughput.threshold.pages"),
+        max(1, settings.get_int("fetcher.throughput.threshold.retries")), monitor_interval))
+    tasks = [asyncio.create_task(run.feed(items)), *(asyncio.create_task(run.work()) for _ in range(run.threads))]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in (*tasks, monitor):
+            task.cancel()
+        await asyncio.gather(*tasks, monitor, return_exceptions=True)
+        if own_protocol:
+            await protocol.close()
+        if own_robots:
+            await robots.close()
+    run.summary.elapsed = clock() - run.summary.started
+    return run.summary

@@ -1,0 +1,89 @@
+"""What the fetch loop hands out: results, the sink interface, and the run summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.records import Content
+from gossamer.plugins.builtin.protocol_http import HttpExchange
+
+
+@dataclass
+class FetchResult:
+    """What the sink receives for one fetched URL.
+
+    ``datum`` is the crawl_fetch datum (a copy of the input datum with a ``fetch_*``
+    status, fetch time now and ``_pst_``/``nutch.protocol.code``/``Content-Type``
+    metadata); ``content`` the decoded content (None when nothing arrived);
+    ``exchange`` the HTTP request/response for WARC (None without a response);
+    ``linked`` redirect targets recorded as ``linked`` datums for a later round.
+    """
+
+    url: str
+    datum: CrawlDatum
+    content: Content | None
+    exchange: HttpExchange | None
+    linked: list[tuple[str, CrawlDatum]] = field(default_factory=list)
+
+
+class FetchSink(Protocol):
+    """Receives results; called from the event loop, so it must be quick (buffer, then write in batches)."""
+
+    def result(self, result: FetchResult) -> None:
+        """One fetched URL."""
+
+    def dropped(self, url: str, datum: CrawlDatum, reason: str, detail: str) -> None:
+        """A URL removed without a fetch; ``reason`` is a short category, ``detail`` the full text."""
+
+
+class ListSink:
+    """A sink that keeps everything in lists (tests, small runs)."""
+
+    def __init__(self) -> None:
+        self.results: list[FetchResult] = []
+        self.drops: list[tuple[str, str, str]] = []
+
+    def result(self, result: FetchResult) -> None:
+        """Append the result."""
+        self.results.append(result)
+
+    def dropped(self, url: str, datum: CrawlDatum, reason: str, detail: str) -> None:
+        """Append ``(url, reason, detail)``."""
+        self.drops.append((url, reason, detail))
+
+    def by_url(self) -> dict[str, FetchResult]:
+        """The last result of each URL."""
+        return {r.url: r for r in self.results}
+
+
+@dataclass
+class FetchSummary:
+    """Counts of one fetch run; ``by_status`` is keyed by fetch status name (``fetch_success`` …)."""
+
+    started: float = 0.0
+    elapsed: float = 0.0
+    pages: int = 0
+    bytes: int = 0
+    errors: int = 0
+    by_status: Counter[str] = field(default_factory=Counter)
+    by_protocol: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+    redirects_followed: int = 0
+    redirect_loops: int = 0
+    stopped: str = ""
+
+    @property
+    def pages_per_second(self) -> float:
+        """Pages (results) per second of elapsed time."""
+        return self.pages / self.elapsed if self.elapsed > 0 else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON-ready form."""
+        return {"pages": self.pages, "bytes": self.bytes, "errors": self.errors,
+                "elapsed": round(self.elapsed, 3), "pages_per_second": round(self.pages_per_second, 2),
+                "by_status": dict(self.by_status), "by_protocol": dict(self.by_protocol),
+                "dropped": dict(self.dropped), "redirects_followed": self.redirects_followed,
+                "redirect_loops": self.redirect_loops, "stopped": self.stopped}

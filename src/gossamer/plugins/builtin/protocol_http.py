@@ -1,0 +1,321 @@
+"""Plugin ``protocol-http``: HTTP(S) on aiohttp with Nutch's headers, limits and status mapping.
+
+One :class:`HttpProtocol` serves one fetch run with one ``aiohttp.ClientSession``
+(created on first use inside the running loop; :meth:`HttpProtocol.close` ends
+it).  ``fetch`` never raises for network or server trouble: every outcome is a
+:class:`~gossamer.core.records.ProtocolStatus` mapped as reference §4 says
+(:func:`status_for_http`).  The body is read as transferred (aiohttp's own
+decompression is off) so WARC records keep the real bytes and headers; it is
+decoded here, chunk by chunk, and decoding stops at the decoded-size cap, so a
+gzip/deflate/br bomb costs at most the cap.  Redirects are never followed here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import format_datetime, parsedate_to_datetime
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+import brotli
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.records import Content, ProtocolStatus, ProtocolStatusCode
+from gossamer.core.settings import Settings, SettingsError
+from gossamer.plugins.api import Protocol, ProtocolOutput
+from gossamer.plugins.registry import PluginInfo
+
+META_ETAG = "ETag"
+"""Datum metadata key of a page's last ETag, sent back as If-None-Match."""
+META_COOKIE = "Cookie"
+"""Datum metadata key whose value is sent as the Cookie header (http.enable.cookie.header)."""
+TRUNCATED = "http.content.truncated"
+"""Content metadata key: ``true`` when the content was cut (Nutch's Response.TRUNCATED_CONTENT)."""
+TRUNCATED_REASON = "http.content.truncated.reason"
+"""Why: ``length`` (size limits), ``time`` (http.time.limit) or ``disconnect`` (http.partial.truncated)."""
+DECODING_ERROR = "http.content.decoding.error"
+"""Content metadata key set when the Content-Encoding could not be fully decoded (content is best effort)."""
+DECOMPRESSED_LIMIT_PROPERTY = "http.content.limit.decompressed"
+DEFAULT_DECOMPRESSED_LIMIT = 16 * 1024 * 1024
+"""Used while :data:`DECOMPRESSED_LIMIT_PROPERTY` is not yet a known setting."""
+CHUNK = 65536
+
+
+def agent_string(settings: Settings) -> str:
+    """User-Agent as Nutch composes it: ``name/version (description; url; email)``.
+
+    Raises :class:`ValueError` when http.agent.name is empty (Nutch refuses to fetch then).
+    """
+    name = settings.get_str("http.agent.name").strip()
+    if not name:
+        raise ValueError("http.agent.name is empty: set it (e.g. -D http.agent.name=mybot) before fetching")
+    version = settings.get_str("http.agent.version").strip()
+    agent = f"{name}/{version}" if version else name
+    extras = [settings.get_str(k).strip() for k in ("http.agent.description", "http.agent.url",
+                                                     "http.agent.email")]
+    extras = [e for e in extras if e]
+    return f"{agent} ({'; '.join(extras)})" if extras else agent
+
+
+def status_for_http(code: int, url: str, location: str | None) -> ProtocolStatus:
+    """Nutch's HTTP → ProtocolStatus mapping (reference §4); redirects carry the resolved target."""
+    if code == 200:
+        return ProtocolStatus(ProtocolStatusCode.SUCCESS)
+    if code == 304:
+        return ProtocolStatus(ProtocolStatusCode.NOTMODIFIED)
+    if 300 <= code < 400:
+        target = urljoin(url, location or "")
+        temp = code in (302, 303, 307)
+        return ProtocolStatus(ProtocolStatusCode.TEMP_MOVED if temp else ProtocolStatusCode.MOVED, (target,))
+    named = {400: ProtocolStatusCode.GONE, 401: ProtocolStatusCode.ACCESS_DENIED,
+             404: ProtocolStatusCode.NOTFOUND, 410: ProtocolStatusCode.GONE}
+    if code in named:
+        return ProtocolStatus(named[code], (f"Http code={code}, url={url}",))
+    return ProtocolStatus(ProtocolStatusCode.EXCEPTION, (f"Http code={code}, url={url}",))
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After value (delta seconds or HTTP date); None if absent or invalid."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class _Decoder:
+    """Incremental Content-Encoding decoder whose output never exceeds ``cap`` bytes in total."""
+
+    def __init__(self, encoding: str, cap: int) -> None:
+        self.encoding = encoding
+        self.cap = cap
+        self.size = 0
+        self.full = False
+        self._zlib: zlib._Decompress | None = None
+        self._brotli: brotli.Decompressor | None = None
+        if encoding in ("gzip", "x-gzip"):
+            self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._zlib = None  # zlib-wrapped or raw: decided on the first bytes
+        elif encoding == "br":
+            self._brotli = brotli.Decompressor()
+        self._first = True
+
+    def feed(self, data: bytes) -> bytes:
+        """Decoded bytes of ``data`` (raises zlib.error / brotli.error on corrupt input)."""
+        if self.full or not data:
+            return b""
+        room = self.cap - self.size
+        if self.encoding == "deflate" and self._first:
+            self._first = False
+            wrapped = len(data) >= 2 and (data[0] & 0x0F) == 8 and ((data[0] << 8) | data[1]) % 31 == 0
+            self._zlib = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
+        if self._zlib is not None:
+            out = self._zlib.decompress(data, room + 1)
+        elif self._brotli is not None:
+            out = self._brotli.process(data, output_buffer_limit=room + 1)
+        else:
+            out = data
+        if len(out) > room:
+            out = out[:room]
+            self.full = True
+        self.size += len(out)
+        return out
+
+
+@dataclass
+class HttpExchange:
+    """One HTTP request/response as sent and received, for WARC records.
+
+    ``raw_body`` is the entity body as transferred (Content-Encoding still applied,
+    chunking removed), possibly truncated (``truncated`` says why).
+    """
+
+    url: str
+    method: str
+    request_target: str
+    http_version: str
+    request_headers: list[tuple[str, str]]
+    status: int
+    reason: str
+    response_headers: list[tuple[str, str]]
+    raw_body: bytes
+    date: datetime
+    ip: str | None = None
+    truncated: str = ""
+
+
+@dataclass
+class HttpOutput(ProtocolOutput):
+    """A :class:`ProtocolOutput` with the HTTP exchange (None when no response arrived)."""
+
+    exchange: HttpExchange | None = None
+    response_ms: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _optional_int(settings: Settings, name: str, default: int) -> int:
+    try:
+        return settings.get_int(name)
+    except SettingsError:
+        return default
+
+
+class HttpProtocol(Protocol):
+    """HTTP/HTTPS fetching on aiohttp (see the module docstring for the contract)."""
+
+    schemes = ("http", "https")
+
+    def __init__(self, settings: Settings, decompressed_limit: int | None = None) -> None:
+        self.user_agent = agent_string(settings)
+        self.timeout = settings.get_int("http.timeout") / 1000.0
+        self.content_limit = settings.get_int("http.content.limit")
+        self.time_limit = settings.get_int("http.time.limit")
+        self.partial_truncated = settings.get_bool("http.partial.truncated")
+        if decompressed_limit is None:
+            decompressed_limit = _optional_int(settings, DECOMPRESSED_LIMIT_PROPERTY, DEFAULT_DECOMPRESSED_LIMIT)
+        caps = [c for c in (self.content_limit, decompressed_limit) if c >= 0]
+        self.decoded_limit = min(caps) if caps else DEFAULT_DECOMPRESSED_LIMIT
+        self.if_modified_since = settings.get_bool("http.enable.if.modified.since.header")
+        self.send_cookie = settings.get_bool("http.enable.cookie.header")
+        self.verify_tls = settings.get_bool("http.tls.certificates.check")
+        self.version = aiohttp.HttpVersion11 if settings.get_bool("http.useHttp11") else aiohttp.HttpVersion10
+        proxy_host = settings.get_str("http.proxy.host").strip()
+        self.proxy = f"http://{proxy_host}:{settings.get_int('http.proxy.port')}" if proxy_host else None
+        self.headers: dict[str, str] = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate, br"}
+        for header, prop in (("Accept", "http.accept"), ("Accept-Language", "http.accept.language"),
+                             ("Accept-Charset", "http.accept.charset")):
+            value = settings.get_str(prop)
+            if value != " " and value.strip():
+                self.headers[header] = value.strip()
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=0, ssl=None if self.verify_tls else False, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout),
+                skip_auto_headers=("User-Agent",), version=self.version)
+        return self._session
+
+    async def close(self) -> None:
+        """Close the session and its connections."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def request_headers(self, datum: CrawlDatum) -> dict[str, str]:
+        """Headers for one request: the fixed ones plus conditional-GET and cookie headers from ``datum``."""
+        headers = dict(self.headers)
+        if self.if_modified_since and datum.modified_time > 0:
+            moment = datetime.fromtimestamp(datum.modified_time / 1000, tz=UTC)
+            headers["If-Modified-Since"] = format_datetime(moment, usegmt=True)
+        etag = datum.metadata.get(META_ETAG)
+        if etag:
+            headers["If-None-Match"] = etag
+        cookie = datum.metadata.get(META_COOKIE)
+        if self.send_cookie and cookie:
+            headers["Cookie"] = cookie
+        return headers
+
+    async def fetch(self, url: str, datum: CrawlDatum) -> HttpOutput:
+        """GET ``url`` once (no redirects followed); never raises for network or server errors."""
+        scheme = urlsplit(url).scheme.lower() if "://" in url else ""
+        if scheme not in self.schemes:
+            return HttpOutput(ProtocolStatus(ProtocolStatusCode.PROTO_NOT_FOUND, (f"no protocol for {url}",)))
+        started = time.monotonic()
+        date = datetime.now(UTC)
+        headers = self.request_headers(datum)
+        try:
+            async with self._client().get(url, headers=headers, allow_redirects=False, proxy=self.proxy) as response:
+                return await self._read(url, response, started, date)
+        except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+            message = type(exc).__name__ + (f": {exc}" if str(exc) else "")
+            return HttpOutput(ProtocolStatus(ProtocolStatusCode.EXCEPTION, (message,)),
+                              response_ms=int((time.monotonic() - started) * 1000))
+
+    async def _read(self, url: str, response: aiohttp.ClientResponse, started: float,
+                    date: datetime) -> HttpOutput:
+        protocol = getattr(response, "_protocol", None)
+        transport = getattr(protocol, "transport", None)
+        peer = transport.get_extra_info("peername") if transport is not None else None
+        encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+        decoder = _Decoder(encoding if encoding in ("gzip", "x-gzip", "deflate", "br") else "identity",
+                           self.decoded_limit)
+        raw, decoded = bytearray(), bytearray()
+        truncated, error = "", ""
+        try:
+            async with asyncio.timeout(self.time_limit if self.time_limit > 0 else None) as budget:
+                async for chunk in response.content.iter_chunked(CHUNK):
+                    if 0 <= self.content_limit < len(raw) + len(chunk):
+                        chunk = chunk[:self.content_limit - len(raw)]
+                        truncated = "length"
+                    raw += chunk
+                    if not error:
+                        try:
+                            decoded += decoder.feed(chunk)
+                        except (zlib.error, brotli.error) as exc:
+                            error = f"{encoding}: {exc}"
+                    if decoder.full:
+                        truncated = "length"
+                    if truncated:
+                        break
+        except TimeoutError:
+            if not budget.expired():
+                raise
+            truncated = "time"
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError):
+            if not (self.partial_truncated and raw):
+                raise
+            truncated = "disconnect"
+        elapsed = int((time.monotonic() - started) * 1000)
+        info = response.request_info
+        header_list = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
+        status = status_for_http(response.status, url, response.headers.get("Location"))
+        if status.code == ProtocolStatusCode.SUCCESS and response.headers.get("Last-Modified"):
+            try:
+                status.last_modified = int(parsedate_to_datetime(response.headers["Last-Modified"]).timestamp()
+                                           * 1000)
+            except (TypeError, ValueError):
+                pass
+        metadata: dict[str, str] = {}
+        if truncated:
+            metadata[TRUNCATED] = "true"
+            metadata[TRUNCATED_REASON] = truncated
+        if error:
+            metadata[DECODING_ERROR] = error
+        content = Content(url, url, bytes(decoded), response.headers.get("Content-Type", ""), header_list,
+                          metadata)
+        target = info.url.raw_path_qs if hasattr(info.url, "raw_path_qs") else info.url.path_qs
+        exchange = HttpExchange(
+            url=url, method=info.method, request_target=target,
+            http_version=f"{response.version.major}.{response.version.minor}" if response.version else "1.1",
+            request_headers=list(info.headers.items()), status=response.status, reason=response.reason or "",
+            response_headers=header_list, raw_body=bytes(raw), date=date,
+            ip=str(peer[0]) if peer else None, truncated=truncated)
+        return HttpOutput(status, content, exchange, elapsed, dict(response.headers))
+
+
+def _build(settings: Settings) -> HttpProtocol:
+    return HttpProtocol(settings)
+
+
+PLUGIN = PluginInfo(
+    id="protocol-http",
+    point="Protocol",
+    factory=_build,
+    description="HTTP and HTTPS on aiohttp: Nutch's headers, limits, conditional GET and status mapping",
+    aliases=("org.apache.nutch.protocol.http.Http", "Http"),
+)
