@@ -1,0 +1,105 @@
+"""Write one sorted Parquet part from rows that arrive in any order, in bounded memory.
+
+:class:`SortedPartWriter` is for jobs that produce rows in arrival order (the
+fetcher, the parser) but must leave parts sorted by key like every other table.
+Rows are buffered up to ``memory_bytes``; a full buffer is sorted and spilled
+as an Arrow IPC run next to the part; :meth:`SortedPartWriter.close` merges the
+runs (the engine's vectorized k-way merge) into the part through a
+:class:`~gossamer.store.table.PartWriter`.  Nothing is visible under the part's
+name before ``close`` finishes: the merge writes ``<part>.tmp`` and renames it.
+Rows with equal keys keep their arrival order.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+
+from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
+from gossamer.engine.sort import merge_sorted, read_run, sort_table, write_run
+from gossamer.store.table import PartWriter
+
+_BATCH_ROWS = 8192
+
+
+class SortedPartWriter:
+    """Collects rows of ``schema`` (batches in any order); ``close`` writes ``path`` sorted by ``key``.
+
+    ``memory_bytes`` bounds the buffered rows (spilled runs go to ``<path>.runs/``,
+    removed on close or :meth:`abort`).  ``row_group_rows`` and ``compression`` are
+    passed to the part writer.  Not thread-safe.
+    """
+
+    def __init__(self, path: Path, schema: pa.Schema, key: str = "url", memory_bytes: int = 64 << 20,
+                 row_group_rows: int = 10_000, compression: str = "zstd") -> None:
+        self.path = Path(path)
+        self.schema = schema
+        self.key = key
+        self.memory_bytes = max(1 << 20, memory_bytes)
+        self.row_group_rows = row_group_rows
+        self.compression = compression
+        self.rows = 0
+        self._internal = pa.schema([*schema, pa.field(SRC_COLUMN, pa.int32()), pa.field(SEQ_COLUMN, pa.int64())])
+        self._buffer: list[pa.RecordBatch] = []
+        self._buffered_bytes = 0
+        self._runs: list[Path] = []
+        self._run_dir = self.path.with_name(self.path.name + ".runs")
+
+    def add(self, batch: pa.RecordBatch | pa.Table) -> None:
+        """Buffer rows (cast to the schema); spills a sorted run when the buffer is full."""
+        if batch.num_rows == 0:
+            return
+        table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+        table = table.select(self.schema.names).cast(self.schema)
+        seq = pa.array(range(self.rows, self.rows + table.num_rows), pa.int64())
+        table = table.append_column(SRC_COLUMN, pa.array([0] * table.num_rows, pa.int32()))
+        table = table.append_column(SEQ_COLUMN, seq)
+        self.rows += table.num_rows
+        for piece in table.to_batches():
+            self._buffer.append(piece)
+            self._buffered_bytes += piece.nbytes
+        if self._buffered_bytes >= self.memory_bytes:
+            self._spill()
+
+    def _sorted_buffer(self) -> pa.Table:
+        table = pa.Table.from_batches(self._buffer, schema=self._internal)
+        self._buffer, self._buffered_bytes = [], 0
+        return sort_table(table, self.key)
+
+    def _spill(self) -> None:
+        self._run_dir.mkdir(parents=True, exist_ok=True)
+        path = self._run_dir / f"run-{len(self._runs):05d}.arrow"
+        write_run(path, self._sorted_buffer(), _BATCH_ROWS)
+        self._runs.append(path)
+
+    def close(self) -> int:
+        """Write the sorted part (possibly empty) and return its row count."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        writer = PartWriter(tmp, self.schema, self.row_group_rows, self.compression)
+        try:
+            if not self._runs:
+                chunks = [self._sorted_buffer()] if self._buffer else []
+            else:
+                if self._buffer:
+                    self._spill()
+                chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key,
+                                      self.row_group_rows)
+            for chunk in chunks:
+                for batch in chunk.select(self.schema.names).to_batches(max_chunksize=_BATCH_ROWS):
+                    writer.write(batch)
+            writer.close()
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        finally:
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+        os.replace(tmp, self.path)
+        return self.rows
+
+    def abort(self) -> None:
+        """Drop everything buffered and spilled."""
+        self._buffer, self._buffered_bytes = [], 0
+        shutil.rmtree(self._run_dir, ignore_errors=True)
