@@ -17,13 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import RESULTS_DIR, Benchmark, BenchOptions, inject_bench, urlchain_bench
+from bench import RESULTS_DIR, Benchmark, BenchOptions, inject_bench, updatedb_bench, urlchain_bench
 from bench.machine import machine_facts
 
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b for b in (
         Benchmark(inject_bench.NAME, inject_bench.DESCRIPTION, inject_bench.run),
         Benchmark(urlchain_bench.NAME, urlchain_bench.DESCRIPTION, urlchain_bench.run),
+        Benchmark(updatedb_bench.NAME, updatedb_bench.DESCRIPTION, updatedb_bench.run),
     )
 }
 
@@ -89,8 +90,12 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"check {check['name']}: {'ok' if check['ok'] else 'FAILED'} ({check['detail']})")
     for goal in result.get("goals", []):
         state = "met" if goal["met"] else "NOT met"
-        value = (f"{_fmt(goal['value_mb'], '.1f')} MB" if "value_mb" in goal
-                 else _fmt(goal.get("value"), ",.0f"))
+        if "value_mb" in goal:
+            value = f"{_fmt(goal['value_mb'], '.1f')} MB"
+        elif "ratio" in goal:
+            value = f"ratio {_fmt(goal['ratio'], '.3f')}"
+        else:
+            value = _fmt(goal.get("value"), ",.0f")
         print(f"goal {goal['goal']}: {state} ({value})")
     for mode, loop in result.get("loops", {}).items():
         print(f"loop {mode:<10} {loop['urls']:>10,} URLs in {loop['seconds']:7.2f} s = "

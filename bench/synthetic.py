@@ -13,6 +13,9 @@ Contract of :func:`write_seeds` (same ``seed`` and sizes give a byte-identical f
   exact duplicates of earlier good lines, about 0.1% are bad lines (never equal to a good URL),
   and a few ``#`` comment and blank lines are interspersed.
 * Memory use is independent of ``urls`` (tables scale with ``hosts`` only).
+
+:func:`new_urls` makes further URLs on the same hosts that are not in such a seed file (outlink
+targets of the ``updatedb`` benchmark).
 """
 
 from __future__ import annotations
@@ -167,27 +170,39 @@ class _Batcher:
     def _bits(self, r: pa.Array, shift: int, width: int) -> pa.Array:
         return pc.bit_wise_and(pc.shift_right(r, shift), (1 << width) - 1)
 
-    def build(self, lo: int, hi: int, meta_rate: float) -> tuple[pa.StringArray, int]:
-        """Lines for URL indices ``lo..hi-1`` and how many of them carry metadata."""
-        n, rng = hi - lo, self.rng
-        r = pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(rng.randbytes(8 * n))])
+    def _url_parts(self, lo: int, hi: int) -> list[pa.Array | str]:
+        """The pieces whose concatenation is the URL of each index ``lo..hi-1`` (draws ``8 * n`` bytes)."""
+        n = hi - lo
+        r = pa.Array.from_buffers(pa.int64(), n, [None, pa.py_buffer(self.rng.randbytes(8 * n))])
         idx = pc.add(self.steps.slice(0, n), lo)
         # Low bits of r: 0-19 host, 20-29 https (< 307/1024), 30-41 path prefix, 42-49 word, 50-51 suffix.
         host = self.table.take(self._bits(r, 0, TABLE_BITS))
         if lo < self.hosts:
             host = pc.if_else(pc.less(idx, self.hosts), idx, host)
         https = pc.cast(pc.less(self._bits(r, 20, 10), 307), pa.int64())
-        meta = [0] * n
-        chosen = rng.sample(range(n), _count(rng, n, meta_rate))
-        for j in chosen:
-            meta[j] = rng.randrange(1, len(self.metadata))
-        lines = pc.binary_join_element_wise(
+        return [
             self.prefixes.take(pc.add(pc.multiply(host, 2), https)),
             self.paths.take(self._bits(r, 30, PATH_BITS)),
             self.words.take(self._bits(r, 42, 8)),
             "-",
             pc.cast(idx, pa.string()),
             self.suffixes.take(self._bits(r, 50, 2)),
+        ]
+
+    def urls(self, lo: int, hi: int) -> pa.StringArray:
+        """The bare URLs of indices ``lo..hi-1`` (no metadata, no newline)."""
+        return pc.binary_join_element_wise(*self._url_parts(lo, hi), "")
+
+    def build(self, lo: int, hi: int, meta_rate: float) -> tuple[pa.StringArray, int]:
+        """Lines for URL indices ``lo..hi-1`` and how many of them carry metadata."""
+        n, rng = hi - lo, self.rng
+        parts = self._url_parts(lo, hi)
+        meta = [0] * n
+        chosen = rng.sample(range(n), _count(rng, n, meta_rate))
+        for j in chosen:
+            meta[j] = rng.randrange(1, len(self.metadata))
+        lines = pc.binary_join_element_wise(
+            *parts,
             self.metadata.take(pa.array(meta, pa.int64())),
             "\n",
             "",
@@ -248,6 +263,22 @@ def write_seeds(
             specials = [f"# block {hi // COMMENT_EVERY}\n", "\n"] if crossed and hi < urls else []
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+def new_urls(start: int, count: int, hosts: int, *, seed: int = 42, exponent: float = 1.0,
+             draw_seed: int | None = None) -> pa.StringArray:
+    """``count`` more distinct URLs (indices ``start..start+count-1``) in the style of :func:`write_seeds`.
+
+    With ``start`` >= the ``urls`` of a seed file written with the same ``seed`` and ``hosts``, none of
+    them equals a good URL of that file (each URL carries its index), yet they lie on the same host
+    names with the same Zipf skew: what a crawl discovers as outlinks.  ``draw_seed`` (default
+    ``seed + 1``) seeds the random choices; same arguments give the same URLs.
+    """
+    rng = random.Random(seed)
+    batcher = _Batcher(rng, hosts, exponent)  # same host names and path prefixes as write_seeds
+    rng.seed(seed + 1 if draw_seed is None else draw_seed)
+    chunks = [batcher.urls(lo, min(lo + BATCH, start + count)) for lo in range(start, start + count, BATCH)]
+    return pa.concat_arrays(chunks) if chunks else pa.array([], pa.string())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ except ImportError:  # pragma: no cover - older Typer with Click installed separ
 from gossamer import __version__
 from gossamer.cli.checkers_cmd import filterchecker_command, normalizerchecker_command
 from gossamer.cli.common import STATE, err_console, extract_defines
+from gossamer.cli.fetch_cmd import fetch_command
 from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.plugins_cmd import plugins_command
@@ -56,6 +57,7 @@ def _global(
 app.command("inject")(inject_command)
 app.command("readdb")(readdb_command)
 app.command("generate")(generate_command)
+app.command("fetch")(fetch_command)
 app.command("updatedb")(updatedb_command)
 app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)

@@ -222,6 +222,11 @@ PROPERTIES: tuple[Property, ...] = (
              "URLs whose robots Crawl-delay exceeds this (s) are skipped; -1 = never skip"),
     Property("fetcher.min.crawl.delay", "${fetcher.server.delay}", "float",
              "Smallest robots Crawl-delay honoured; shorter ones are raised to it (s)"),
+    Property("fetcher.queue.readahead", 10000, "int",
+             "Fetch-list items read ahead at least (max with threads x fetcher.queue.depth.multiplier): "
+             "how many hosts can be kept busy at once"),
+    Property("fetcher.processes", 0, "int",
+             "Fetch processes (each owns a share of the hosts); 0 = one per CPU core"),
     Property("fetcher.threads.fetch", 10, "int", "Fetcher threads (max parallel requests)"),
     Property("fetcher.threads.start.delay", 10, "int", "Pause between starting two fetcher threads (ms)"),
     Property("fetcher.threads.per.queue", 1, "int", "Threads allowed to fetch from one queue at a time"),

@@ -83,7 +83,7 @@ def generate(crawldb: Path, segments_dir: Path, settings: Settings,
             try:
                 writer.write_table("crawl_generate", pa.Table.from_batches([datums_to_batch(rows)]),
                                    options.num_fetchers, key, settings.get_int("store.row.group.rows"),
-                                   settings.get_str("store.compression"), "crawl_generate")
+                                   settings.get_str("store.compression"), "crawl_generate", order="fetch")
                 report.segments.append(writer.commit())
                 report.selected.append(len(rows))
             except BaseException:

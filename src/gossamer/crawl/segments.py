@@ -74,6 +74,29 @@ def partition_key_function(mode: str, seed: int = 0) -> Callable[[str], int]:
     return key
 
 
+def fetch_order(rows: pa.Table) -> pa.Array:
+    """Row indices that visit hosts round-robin: every host's first URL, then every host's second.
+
+    Within a host URLs keep URL order; hosts are visited in the order of a hash of
+    their name (as Nutch's generator sorts fetch lists by hash), so neighbouring
+    hosts in the list are unrelated.
+    """
+    if rows.num_rows == 0:
+        return pa.array([], pa.int64())
+    by_url = pc.sort_indices(rows, [("host", "ascending"), ("url", "ascending")]).to_pylist()
+    hosts = rows.column("host").to_pylist()
+    keyed: list[tuple[int, int, int]] = []
+    previous, rank, host_hash = None, 0, 0
+    for index in by_url:
+        host = hosts[index]
+        if host != previous:
+            previous, rank, host_hash = host, 0, zlib.crc32(host.encode("utf-8"))
+        keyed.append((rank, host_hash, index))
+        rank += 1
+    keyed.sort()
+    return pa.array([index for _, _, index in keyed], pa.int64())
+
+
 class SegmentWriter:
     """Builds a segment in a temporary directory; :meth:`commit` renames it into place."""
 
@@ -84,20 +107,26 @@ class SegmentWriter:
         self.tmp.mkdir()
 
     def write_table(self, subdir: str, table: pa.Table, parts: int, key: Callable[[str], int],
-                    row_group_rows: int, compression: str, kind: str) -> None:
-        """Write ``table`` (crawldb schema) as ``subdir``, partitioned by ``key`` and sorted by URL."""
+                    row_group_rows: int, compression: str, kind: str, order: str = "url") -> None:
+        """Write ``table`` (crawldb schema) as ``subdir``, partitioned by ``key``.
+
+        ``order="url"`` sorts each part by URL; ``order="fetch"`` (fetch lists) interleaves the
+        hosts round-robin (see :func:`fetch_order`), so a fetcher streaming the part keeps every
+        host's queue busy without reading the whole list.
+        """
         directory = self.tmp / subdir
         directory.mkdir()
         urls = table.column("url").to_pylist()
         part_ids = pa.array([key(u) % parts for u in urls], pa.int32())
         for part in range(parts):
             rows = table.filter(pc.equal(part_ids, part))
-            rows = rows.take(pc.sort_indices(rows, [("url", "ascending")]))
+            rows = rows.take(fetch_order(rows) if order == "fetch" else pc.sort_indices(rows, [("url", "ascending")]))
             writer = PartWriter(directory / part_name(part), CRAWLDB_SCHEMA, row_group_rows, compression)
             for batch in rows.to_batches():
                 writer.write(batch)
             writer.close()
         finish_version(directory, TableDescription(kind=kind, parts=parts, partitioner="fetch-partition",
+                                                   key="url" if order == "url" else "fetch_order",
                                                    rows=table.num_rows, job="generate",
                                                    created=int(time.time() * 1000)))
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
+from operator import attrgetter
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.datum import now_millis
+from gossamer.core.datum import CrawlDatum, now_millis
 from gossamer.core.settings import Settings
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
 from gossamer.crawl.updatedb_logic import UpdateContext, UpdateSettings, keep_old, reduce_values
@@ -111,42 +113,117 @@ class UpdateReducer:
         return ctx.cached(settings_key(ctx.settings, "updatedb", self.now, self.additions), build)
 
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-        """Yield the new crawldb rows of this batch's URLs, in URL order."""
+        """Yield the new crawldb rows of this batch's URLs, in URL order.
+
+        A URL whose only row is its crawldb row is copied column-wise (one Arrow
+        ``filter`` for all of them); the rows of every other URL become datums and go
+        through :func:`reduce_values`.  Both kinds are put back in URL order by their
+        row positions in the batch (an integer sort: the batch is already sorted).
+        """
         update, plain_orphans = self._context(ctx)
         n = batch.num_rows
+        if n == 0:
+            return
         keys, src = batch.column("url"), batch.column("_src")
         if n > 1:
             differs = pc.not_equal(keys.slice(1), keys.slice(0, n - 1))
-            single = pc.and_(pa.concat_arrays([pa.array([True]), differs]),
-                             pa.concat_arrays([differs, pa.array([True])]))
+            first = pa.concat_arrays([_TRUE, differs])
+            single = pc.and_(first, pa.concat_arrays([differs, _TRUE]))
         else:
-            single = pa.array([True] * n)
-        untouched = pc.and_(single, pc.equal(src, self.crawldb_src if self.crawldb_src is not None else -1))
-        if not plain_orphans:
+            first = single = pa.concat_arrays([_TRUE])
+        if plain_orphans and self.crawldb_src is not None:
+            untouched = pc.and_(single, pc.equal(src, pa.scalar(self.crawldb_src, src.type)))
+        else:
             untouched = pa.array([False] * n)
-        copied = batch.filter(untouched)
-        ctx.count("urls_unchanged", copied.num_rows)
-        pieces = [pa.Table.from_batches([copied.select(CRAWLDB_SCHEMA.names)]).cast(CRAWLDB_SCHEMA)]
-        rest = batch.filter(pc.invert(untouched))
-        if rest.num_rows:
-            merged: list = []
-            current, values = None, []
-            for url, datum in batch_to_datums(rest):
-                if url != current:
-                    if current is not None:
-                        merged.append((current, reduce_values(current, values, update)))
-                    current, values = url, []
-                values.append(datum)
-            if current is not None:
-                merged.append((current, reduce_values(current, values, update)))
-            kept = [(u, d) for u, d in merged if d is not None]
-            ctx.count("urls_updated", len(kept))
-            ctx.count("urls_dropped", len(merged) - len(kept))
-            pieces.append(pa.Table.from_batches([datums_to_batch(kept)]))
-        table = pa.concat_tables(pieces)
-        if len(pieces) > 1:
-            table = table.take(pc.sort_indices(table, [("url", "ascending")]))
-        yield from table.combine_chunks().to_batches()
+        copied_at = pc.indices_nonzero(untouched)
+        ctx.count("urls_unchanged", len(copied_at))
+        if len(copied_at) == n:
+            yield _crawldb_rows(batch)
+            return
+        pieces, positions = [], []
+        if len(copied_at):
+            pieces.append(_crawldb_rows(batch.filter(untouched)))
+            positions.append(copied_at)
+        touched = pc.invert(untouched)
+        rest = batch.filter(touched)
+        starts = pc.indices_nonzero(first.filter(touched)).to_pylist()
+        urls, results, at = _reduce_groups(rest, starts, update)
+        kept = [i for i, datum in enumerate(results) if datum is not None]
+        ctx.count("urls_updated", len(kept))
+        ctx.count("urls_dropped", len(results) - len(kept))
+        if kept:
+            if len(kept) < len(results):
+                urls, results, at = ([values[i] for i in kept] for values in (urls, results, at))
+            rest_at = pc.indices_nonzero(touched)
+            pieces.append(_datum_rows(urls, results, rest.column("host").take(pa.array(at, pa.int64()))))
+            positions.append(rest_at.take(pa.array(at, pa.int64())))
+        if len(pieces) <= 1:
+            yield from pieces
+            return
+        table = pa.Table.from_batches(pieces)
+        order = pc.sort_indices(pa.chunked_array(positions, pa.uint64()))
+        yield from table.take(order).combine_chunks().to_batches()
+
+
+_TRUE = pa.array([True])
+_CRAWLDB_NAMES = CRAWLDB_SCHEMA.names
+
+
+def _crawldb_rows(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The crawldb columns of engine rows, in the crawldb schema."""
+    return pa.RecordBatch.from_arrays([batch.column(name) for name in _CRAWLDB_NAMES], schema=CRAWLDB_SCHEMA)
+
+
+def _reduce_groups(rows: pa.RecordBatch, starts: list[int], update: UpdateContext
+                   ) -> tuple[list[str], list[CrawlDatum | None], list[int]]:
+    """Run :func:`reduce_values` over each URL's rows (``starts``: the first row of each URL).
+
+    Returns the URLs, their new datums (``None``: not written) and the row index of
+    each URL's first row.
+    """
+    urls = rows.column("url").to_pylist()
+    datums = _datums(rows)
+    bounds = [*starts, rows.num_rows]
+    results = [reduce_values(urls[lo], datums[lo:hi], update) for lo, hi in pairwise(bounds)]
+    return [urls[i] for i in starts], results, starts
+
+
+def _datums(rows: pa.RecordBatch) -> list[CrawlDatum]:
+    """One :class:`CrawlDatum` per row (what ``batch_to_datums`` makes, without the URLs)."""
+    metadata = [dict(m) if m else {} for m in rows.column("metadata").to_pylist()]
+    return list(map(
+        CrawlDatum,
+        rows.column("status").to_pylist(),
+        rows.column("fetch_time").cast(pa.int64()).to_pylist(),
+        rows.column("retries").to_pylist(),
+        rows.column("fetch_interval").to_pylist(),
+        rows.column("score").to_pylist(),
+        rows.column("signature").to_pylist(),
+        rows.column("modified_time").cast(pa.int64()).to_pylist(),
+        metadata,
+    ))
+
+
+_STATUS, _FETCH_TIME, _RETRIES, _INTERVAL, _SCORE, _SIGNATURE, _MODIFIED, _METADATA = (
+    attrgetter(name) for name in ("status", "fetch_time", "retries", "fetch_interval", "score", "signature",
+                                  "modified_time", "metadata"))
+
+
+def _datum_rows(urls: list[str], datums: list[CrawlDatum], hosts: pa.Array) -> pa.RecordBatch:
+    """Crawldb rows of ``(url, datum)`` pairs (what ``datums_to_batch`` makes; hosts given)."""
+    columns = {
+        "url": urls,
+        "status": list(map(int, map(_STATUS, datums))),
+        "fetch_time": list(map(_FETCH_TIME, datums)),
+        "retries": list(map(_RETRIES, datums)),
+        "fetch_interval": list(map(_INTERVAL, datums)),
+        "score": list(map(_SCORE, datums)),
+        "signature": list(map(_SIGNATURE, datums)),
+        "modified_time": list(map(_MODIFIED, datums)),
+        "metadata": [list(m.items()) if m else None for m in map(_METADATA, datums)],
+    }
+    arrays = [hosts if f.name == "host" else pa.array(columns[f.name], type=f.type) for f in CRAWLDB_SCHEMA]
+    return pa.RecordBatch.from_arrays(arrays, schema=CRAWLDB_SCHEMA)
 
 
 def segment_inputs(segments: list[Path], options: UpdateOptions) -> list[Input]:

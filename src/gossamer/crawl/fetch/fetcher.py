@@ -45,15 +45,18 @@ class _Run:
     """State of one :func:`fetch_all` call."""
 
     def __init__(self, settings: Settings, sink: FetchSink, protocol: Protocol, robots: FetchRobots,
-                 redirects: RedirectTargets, clock: Callable[[], float], deadline: float | None) -> None:
+                 redirects: RedirectTargets, clock: Callable[[], float], deadline: float | None,
+                 owns: Callable[[str], bool] | None = None) -> None:
         self.settings, self.sink, self.protocol, self.robots, self.redirects = \
             settings, sink, protocol, robots, redirects
         self.clock = clock
+        self.owns = owns
         self.queues = FetchQueues(settings)
         self.resolver = QueueIdResolver(settings)
         self.policy = RobotsPolicy.from_settings(settings)
         self.threads = max(1, settings.get_int("fetcher.threads.fetch"))
-        self.buffer = max(1, self.threads * settings.get_int("fetcher.queue.depth.multiplier"))
+        self.buffer = max(1, self.threads * settings.get_int("fetcher.queue.depth.multiplier"),
+                          settings.get_int("fetcher.queue.readahead"))
         self.redirect_max = settings.get_int("http.redirect.max")
         self.redirect_skip = settings.get_bool("http.redirect.max.exceeded.skip")
         self.max_crawl_delay = settings.get_int("fetcher.max.crawl.delay")
@@ -136,6 +139,12 @@ class _Run:
                 if not self.feeding and self.queues.queued == 0 and self.queues.in_progress == 0:
                     self.cond.notify_all()
                     return None
+                if not self.feeding and self.queues.in_progress == 0 and self.queues.only_deferred():
+                    # Nothing left but hosts whose robots.txt is temporarily unavailable: waiting out
+                    # their deferrals would idle the whole run; their URLs stay due for the next round.
+                    self.drop_all(self.queues.empty_all("robots.txt unavailable (5xx/429); nothing else to "
+                                                        "fetch, so not waiting for a retry"), "robots deferred")
+                    continue
                 ready = self.queues.next_ready()
                 timeout = None if ready is None else max(0.0, ready - now)
                 if self.deadline is not None:
@@ -226,7 +235,8 @@ class _Run:
         if accepted is None or accepted == item.url:
             return []
         repr_url = representative_url(item.url, accepted, temp)
-        if self.redirect_max > 0 and item.redirects < self.redirect_max:
+        mine = self.owns is None or self.owns(accepted)
+        if self.redirect_max > 0 and item.redirects < self.redirect_max and mine:
             chain = (*item.chain, item.url)
             if accepted in chain:
                 self.summary.redirect_loops += 1
@@ -239,7 +249,7 @@ class _Run:
             if await self.enqueue(accepted, datum, item.redirects + 1, chain, front=True):
                 self.summary.redirects_followed += 1
             return []
-        if self.redirect_max > 0 and self.redirect_skip:
+        if self.redirect_max > 0 and self.redirect_skip and mine:
             return []
         linked = CrawlDatum(CrawlStatus.LINKED, now_millis(), 0, item.datum.fetch_interval, item.datum.score,
                             metadata={META_REPR_URL: repr_url})
@@ -322,6 +332,7 @@ async def fetch_all(
     time_limit: float | None = None,
     progress: Callable[[FetchSummary, int], None] | None = None,
     monitor_interval: float = 1.0,
+    owns: Callable[[str], bool] | None = None,
 ) -> FetchSummary:
     """Fetch every item politely; return the counts.  Never raises for network trouble.
 
@@ -329,7 +340,9 @@ async def fetch_all(
     the end; a protocol passed in is left open), ``robots`` to a :class:`FetchRobots`
     with its own cache, ``redirects`` to the ``fetcher`` URL chains.  ``time_limit``
     (seconds from now) overrides fetcher.timelimit.mins.  ``progress(summary,
-    active_queues)`` is called every ``monitor_interval`` seconds.  Raises
+    active_queues)`` is called every ``monitor_interval`` seconds.  ``owns(url)`` says whether
+    this loop may fetch a redirect target's host (other fetch processes own other hosts); a
+    target it does not own is recorded as ``linked`` for a later round instead of followed.  Raises
     ValueError for bad settings (empty http.agent.name, unknown fetcher.queue.mode).
     """
     own_protocol = protocol is None
@@ -339,7 +352,7 @@ async def fetch_all(
     redirects = redirects or RedirectTargets.from_settings(settings)
     limit = time_limit if time_limit is not None else time_limit_seconds(settings)
     run = _Run(settings, sink, protocol, robots, redirects, clock,
-               None if limit is None else clock() + limit)
+               None if limit is None else clock() + limit, owns)
     monitor = asyncio.create_task(run.monitor(
         progress, settings.get_int("fetcher.throughput.threshold.check.after") * 60.0,
         settings.get_int("fetcher.throughput.threshold.pages"),

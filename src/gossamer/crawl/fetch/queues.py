@@ -186,6 +186,11 @@ class FetchQueues:
         self.queued = 0
         return removed
 
+    def only_deferred(self) -> bool:
+        """True when items are queued and every queue holding some waits on a robots.txt deferral."""
+        holding = [q for q in self.queues.values() if q.items]
+        return bool(holding) and all(q.robots_deferrals > 0 for q in holding)
+
     def active_queues(self) -> int:
         """Queues with items queued or in progress."""
         return sum(1 for q in self.queues.values() if q.items or q.in_progress)

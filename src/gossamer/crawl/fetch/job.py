@@ -1,0 +1,264 @@
+"""The ``fetch`` job: fetch a segment's fetch list with one polite async loop per process.
+
+The hosts of the fetch list are split between ``P`` processes (``fetcher.processes``,
+default one per core) by the same host/domain/IP hash that partitions fetch
+lists, so a host is only ever fetched by one process and politeness holds across
+them; a redirect to a host another process owns is recorded for the next round.
+Each process streams its share of ``crawl_generate`` (hosts interleaved, see
+:func:`~gossamer.crawl.segments.fetch_order`) through
+:func:`~gossamer.crawl.fetch.fetcher.fetch_all` into a
+:class:`~gossamer.crawl.fetch.segment_sink.SegmentSink` writing part ``k`` of
+crawl_fetch (and of the parse tables with ``fetcher.parse``) plus its own WARC
+files, all under ``<segment>/.fetch-staging/``.  When every process is done the
+tables get their descriptors and are renamed into the segment (content first,
+crawl_fetch last): a crash leaves the segment as it was before the fetch, and the
+next run starts over.  Progress reaches the parent through a queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import queue
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.settings import Settings
+from gossamer.crawl.fetch.fetcher import fetch_all
+from gossamer.crawl.fetch.results import FetchSummary
+from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH, SegmentSink
+from gossamer.crawl.segments import partition_key_function
+from gossamer.plugins.builtin.protocol_http import agent_string
+from gossamer.store.crawldb_schema import batch_to_datums
+from gossamer.store.table import TableDescription, TableError, TableVersion, finish_version
+
+STAGING = ".fetch-staging"
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Switches of ``fetch``: ``threads`` (total over all processes) and ``parse`` (None: fetcher.parse)."""
+
+    threads: int | None = None
+    parse: bool | None = None
+    processes: int | None = None
+
+
+@dataclass
+class FetchProgress:
+    """Totals over all processes, for a progress display."""
+
+    pages: int = 0
+    bytes: int = 0
+    errors: int = 0
+    active_hosts: int = 0
+    elapsed: float = 0.0
+
+
+@dataclass
+class FetchReport:
+    """What one fetch run did: merged summary, drops, parse counts, rows per table."""
+
+    segment: str
+    processes: int
+    seconds: float = 0.0
+    pages: int = 0
+    bytes: int = 0
+    errors: int = 0
+    by_status: Counter[str] = field(default_factory=Counter)
+    by_protocol: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)
+    parse_status: Counter[str] = field(default_factory=Counter)
+    parse_errors: list[str] = field(default_factory=list)
+    rows: Counter[str] = field(default_factory=Counter)
+    redirects_followed: int = 0
+    redirect_loops: int = 0
+    stopped: list[str] = field(default_factory=list)
+
+    def absorb(self, part: dict[str, Any]) -> None:
+        """Add one process's result."""
+        summary = part["summary"]
+        self.pages += summary["pages"]
+        self.bytes += summary["bytes"]
+        self.errors += summary["errors"]
+        self.by_status.update(summary["by_status"])
+        self.by_protocol.update(summary["by_protocol"])
+        self.dropped.update(part["drops"])
+        self.redirects_followed += summary["redirects_followed"]
+        self.redirect_loops += summary["redirect_loops"]
+        if summary["stopped"]:
+            self.stopped.append(summary["stopped"])
+        self.parse_status.update(part["parse_status"])
+        self.parse_errors.extend(part["parse_errors"][: max(0, 20 - len(self.parse_errors))])
+        self.rows.update(part["rows"])
+
+
+def process_count(settings: Settings, requested: int | None) -> int:
+    """Fetch processes: ``requested``, else ``fetcher.processes``, else the number of cores."""
+    count = requested if requested is not None else settings.get_int("fetcher.processes")
+    return max(1, count if count > 0 else (os.cpu_count() or 1))
+
+
+def share_of(settings: Settings, processes: int, index: int) -> Callable[[str], bool]:
+    """A predicate telling whether a URL's host (domain, IP) is fetched by process ``index``."""
+    key = partition_key_function(settings.get_str("partition.url.mode"), settings.get_int("partition.url.seed"))
+    return lambda url: key(url) % processes == index
+
+
+def fetch_list(generate_dir: Path, owns: Callable[[str], bool], batch_rows: int = 4096
+               ) -> Iterator[tuple[str, CrawlDatum]]:
+    """Stream this process's share of the fetch list, part by part, in file order."""
+    with TableVersion(generate_dir) as version:
+        for index in range(version.parts):
+            for batch in version.iter_part(index, batch_rows):
+                for url, datum in batch_to_datums(batch):
+                    if owns(url):
+                        yield url, datum
+
+
+def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
+                 updates: Any) -> dict[str, Any]:
+    """Run one process's fetch loop into part ``index``; returns its counts (picklable)."""
+    staging = segment / STAGING
+    owns = share_of(settings, processes, index)
+    sink = SegmentSink(staging, index, settings, parse, settings.get_bool("fetcher.store.content"),
+                       f"{segment.name}-{index:05d}")
+    per_process = settings.with_values([("fetcher.threads.fetch", threads)], "fetch job (threads per process)")
+
+    def report(summary: FetchSummary, active: int) -> None:
+        if updates is not None:
+            updates.put((index, summary.pages, summary.bytes, summary.errors, active))
+
+    try:
+        summary = asyncio.run(fetch_all(fetch_list(segment / "crawl_generate", owns), per_process, sink,
+                                        progress=report, owns=owns, monitor_interval=0.5))
+        rows = sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    report(summary, 0)
+    return {"summary": summary.to_dict(), "drops": dict(sink.drops), "parse_status": dict(sink.parse_status),
+            "parse_errors": sink.parse_errors, "rows": rows}
+
+
+def _child(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
+           updates: Any, results: Any) -> None:
+    try:
+        results.put((index, _fetch_share(segment, settings, processes, index, threads, parse, updates), ""))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the job
+        results.put((index, None, f"{type(exc).__name__}: {exc}"))
+
+
+def _run_processes(segment: Path, settings: Settings, processes: int, threads: int, parse: bool,
+                   progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
+    context = multiprocessing.get_context("spawn")
+    updates, results = context.Queue(), context.Queue()
+    children = [context.Process(target=_child, name=f"gossamer-fetch-{i}", daemon=True,
+                                args=(segment, settings, processes, i, threads, parse, updates, results))
+                for i in range(processes)]
+    for child in children:
+        child.start()
+    latest: dict[int, tuple[int, int, int, int]] = {}
+    done: dict[int, dict[str, Any]] = {}
+    started = time.monotonic()
+    try:
+        while len(done) < processes:
+            try:
+                index, part, error = results.get(timeout=0.25)
+                if error:
+                    raise RuntimeError(f"fetch process {index} failed: {error}")
+                done[index] = part
+            except queue.Empty:
+                dead = [c for i, c in enumerate(children) if i not in done and not c.is_alive()]
+                if dead and results.empty():
+                    raise RuntimeError(f"fetch process {dead[0].name} died (exit code {dead[0].exitcode})") \
+                        from None
+            while True:
+                try:
+                    index, *counts = updates.get_nowait()
+                except queue.Empty:
+                    break
+                latest[index] = tuple(counts)  # type: ignore[assignment]
+            if progress is not None:
+                totals = [sum(v[i] for v in latest.values()) for i in range(4)]
+                progress(FetchProgress(*totals, elapsed=time.monotonic() - started))
+    finally:
+        for child in children:
+            if child.is_alive() and len(done) < processes:
+                child.terminate()
+            child.join(timeout=5)
+    for index in sorted(done):
+        report.absorb(done[index])
+
+
+def _install(segment: Path, processes: int, parse: bool, rows: int) -> None:
+    staging = segment / STAGING
+    if (staging / CONTENT).is_dir():
+        os.rename(staging / CONTENT, segment / CONTENT)
+    if parse:
+        from gossamer.crawl.parse import finish_parse_tables
+
+        finish_parse_tables(staging, segment, processes)
+    table = staging / CRAWL_FETCH
+    finish_version(table, TableDescription(kind=CRAWL_FETCH, parts=processes, partitioner="fetch-share",
+                                           rows=rows, job="fetch", created=int(time.time() * 1000)))
+    os.rename(table, segment / CRAWL_FETCH)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def check_fetchable(segment: Path, parse: bool) -> None:
+    """Raise ValueError / TableError unless ``segment`` has a fetch list and no fetch output yet."""
+    if not (segment / "crawl_generate").is_dir():
+        raise TableError(f"{segment}: not a segment (no crawl_generate)")
+    TableVersion(segment / "crawl_generate").close()
+    existing = [name for name in (CRAWL_FETCH, CONTENT, *(("parse_data", "parse_text", "crawl_parse")
+                                                          if parse else ())) if (segment / name).exists()]
+    if existing:
+        raise ValueError(f"{segment} is already fetched ({', '.join(existing)} exist): generate a new segment")
+
+
+def fetch_segment(segment: Path, settings: Settings, options: FetchOptions | None = None,
+                  progress: Callable[[FetchProgress], None] | None = None) -> FetchReport:
+    """Fetch ``segment`` (see the module docstring).  Raises ValueError / TableError for unusable input."""
+    options = options or FetchOptions()
+    agent_string(settings)  # http.agent.name must be set: fail before starting processes
+    parse = settings.get_bool("fetcher.parse") if options.parse is None else options.parse
+    check_fetchable(segment, parse)
+    shutil.rmtree(segment / STAGING, ignore_errors=True)  # left by a crashed run
+    (segment / STAGING).mkdir()
+    processes = process_count(settings, options.processes)
+    total_threads = options.threads or settings.get_int("fetcher.threads.fetch")
+    threads = max(1, -(-total_threads // processes))
+    report = FetchReport(segment.name, processes)
+    started = time.monotonic()
+    if processes == 1:
+        def local_progress(summary: FetchSummary, active: int) -> None:
+            if progress is not None:
+                progress(FetchProgress(summary.pages, summary.bytes, summary.errors, active, summary.elapsed))
+
+        report.absorb(_fetch_share(segment, settings, 1, 0, threads, parse, _Relay(local_progress)))
+    else:
+        _run_processes(segment, settings, processes, threads, parse, progress, report)
+    _install(segment, processes, parse, report.rows[CRAWL_FETCH])
+    report.seconds = time.monotonic() - started
+    return report
+
+
+class _Relay:
+    """A queue-like object that forwards in-process progress tuples to a callback."""
+
+    def __init__(self, callback: Callable[[FetchSummary, int], None]) -> None:
+        self.callback = callback
+        self.started = time.monotonic()
+
+    def put(self, item: tuple[int, int, int, int, int]) -> None:
+        _, pages, size, errors, active = item
+        summary = FetchSummary(pages=pages, bytes=size, errors=errors, elapsed=time.monotonic() - self.started)
+        self.callback(summary, active)

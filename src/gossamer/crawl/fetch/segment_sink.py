@@ -1,0 +1,120 @@
+"""The fetch job's sink: crawl_fetch rows, WARC content and (optionally) inline parse output of one part.
+
+:class:`SegmentSink` receives the fetch loop's results on the event loop and
+keeps that cheap: datums are buffered as Python rows and turned into one Arrow
+batch every :data:`FLUSH_ROWS` results, exchanges go straight to the WARC
+writer (one gzip member per record), and inline parsing (``fetcher.parse``)
+hands each successful page to the :class:`~gossamer.crawl.parse.PageParser`.
+Everything is written under a staging directory (``<staging>/crawl_fetch/``,
+``<staging>/content/``, the parse tables); the job installs it when every part
+is done, so a crash never leaves a half-fetched segment visible.
+
+crawl_fetch receives, per fetched URL, its fetch datum, plus the ``linked``
+datums of redirect targets recorded for a later round (as Nutch's Fetcher
+writes them).  URLs dropped without a fetch get no row; they are counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus
+from gossamer.crawl.fetch.results import FetchResult
+from gossamer.crawl.fetch.warc import WarcFileWriter
+from gossamer.engine.sorted_part import SortedPartWriter
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
+from gossamer.store.table import part_name
+
+FLUSH_ROWS = 2000
+CRAWL_FETCH = "crawl_fetch"
+CONTENT = "content"
+
+
+def part_memory_bytes(settings: Settings, writers: int) -> int:
+    """Share of ``engine.memory.budget.mb`` for each sorted-part writer of a fetch process."""
+    total = settings.get_int("engine.memory.budget.mb") * 1024 * 1024
+    return max(1 << 20, total // max(1, writers))
+
+
+class SegmentSink:
+    """Writes one fetch part: ``<staging>/crawl_fetch/part-<k>``, WARC files and parse tables.
+
+    ``parse`` turns on inline parsing (the parse tables are written by
+    :class:`~gossamer.crawl.parse.ParseOutputs` for the same part).  ``drops``
+    counts URLs dropped without a fetch by reason; ``parse_status`` counts parse
+    outcomes.  Call :meth:`close` at the end (or :meth:`abort` on failure).
+    """
+
+    def __init__(self, staging: Path, part: int, settings: Settings, parse: bool, store_content: bool,
+                 warc_prefix: str) -> None:
+        self.staging = staging
+        self.part = part
+        (staging / CRAWL_FETCH).mkdir(parents=True, exist_ok=True)
+        writers = 4 if parse else 1
+        self.fetch_rows = SortedPartWriter(
+            staging / CRAWL_FETCH / part_name(part), CRAWLDB_SCHEMA,
+            memory_bytes=part_memory_bytes(settings, writers),
+            row_group_rows=settings.get_int("store.row.group.rows"),
+            compression=settings.get_str("store.compression"))
+        self.warc = WarcFileWriter(staging / CONTENT, prefix=warc_prefix,
+                                   info={"isPartOf": staging.parent.name}) if store_content else None
+        self.parser: Any = None
+        self.parse_outputs: Any = None
+        if parse:
+            from gossamer.crawl.parse import PageParser, ParseOutputs
+
+            self.parser = PageParser(settings)
+            self.parse_outputs = ParseOutputs(staging, part, settings)
+        self.pending: list[tuple[str, CrawlDatum]] = []
+        self.drops: Counter[str] = Counter()
+        self.parse_status: Counter[str] = Counter()
+        self.parse_errors: list[str] = []
+
+    def result(self, result: FetchResult) -> None:
+        """Record one fetched URL (datum, linked redirect targets, content, inline parse)."""
+        self.pending.append((result.url, result.datum))
+        self.pending.extend(result.linked)
+        if self.warc is not None and result.exchange is not None:
+            self.warc.write_exchange(result.exchange)
+        if self.parser is not None and result.content is not None and result.datum.status == CrawlStatus.FETCH_SUCCESS:
+            page = self.parser.parse(result.url, result.datum, result.content)
+            self.parse_outputs.add(page)
+            self.parse_status["failed" if page.failed else "success"] += 1
+            if page.failed and len(self.parse_errors) < 20:
+                self.parse_errors.append(f"{result.url}: {page.failed}")
+        if len(self.pending) >= FLUSH_ROWS:
+            self.flush()
+
+    def dropped(self, url: str, datum: CrawlDatum, reason: str, detail: str) -> None:
+        """Count a URL dropped without a fetch (it stays due in the crawldb)."""
+        self.drops[reason] += 1
+
+    def flush(self) -> None:
+        """Turn buffered rows into one Arrow batch for the part writer."""
+        if self.pending:
+            self.fetch_rows.add(datums_to_batch(self.pending))
+            self.pending = []
+
+    def close(self) -> dict[str, int]:
+        """Finish every output of the part; returns rows written per table."""
+        self.flush()
+        rows = {CRAWL_FETCH: self.fetch_rows.close()}
+        if self.warc is not None:
+            self.warc.close()
+            rows["warc_records"] = self.warc.records
+        if self.parse_outputs is not None:
+            rows.update(self.parse_outputs.close())
+        return rows
+
+    def abort(self) -> None:
+        """Drop buffered output after a failure."""
+        self.fetch_rows.abort()
+        if self.warc is not None:
+            self.warc.close()
+        if self.parse_outputs is not None:
+            self.parse_outputs.abort()
+
