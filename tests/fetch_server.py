@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,7 +28,8 @@ class Hit:
 class Site:
     """Serves ``routes`` (path → (status, headers, body, delay) or a handler) on 127.0.0.1."""
 
-    def __init__(self) -> None:
+    def __init__(self, bind: str = "127.0.0.1") -> None:
+        self.bind = bind
         self.routes: dict[str, tuple[int, dict[str, str], bytes, float] | Handler] = {}
         self.hits: list[Hit] = []
         self.active = 0
@@ -63,7 +65,7 @@ class Site:
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, self.bind, 0)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
@@ -72,8 +74,8 @@ class Site:
         assert self._runner is not None
         await self._runner.cleanup()
 
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+    def url(self, path: str, host: str | None = None) -> str:
+        return f"http://{host or self.bind}:{self.port}{path}"
 
     def page_hits(self, host: str | None = None) -> list[Hit]:
         return [h for h in self.hits if h.path != "/robots.txt" and (host is None or h.host == host)]
@@ -89,3 +91,22 @@ def settings(**values: object) -> Settings:
 
 def items(*urls: str) -> list[tuple[str, CrawlDatum]]:
     return [(u, CrawlDatum(fetch_time=0, fetch_interval=2592000, score=1.0)) for u in urls]
+
+
+class ThreadedSite:
+    """A :class:`Site` served from its own thread and event loop (for jobs that run their own loops/processes)."""
+
+    def __init__(self, bind: str = "127.0.0.1") -> None:
+        self.site = Site(bind)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> Site:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.site.__aenter__(), self._loop).result(10)
+        return self.site
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.site.__aexit__(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)

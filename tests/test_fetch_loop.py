@@ -176,18 +176,36 @@ def test_robots_denial_crawl_delay_skip_and_crawl_delay() -> None:
     run(main())
 
 
-def test_robots_5xx_defers_then_drops() -> None:
+def test_robots_5xx_defers_while_other_hosts_keep_the_run_busy_then_drops() -> None:
+    async def main() -> None:
+        async with Site() as site:
+            async def robots(request: web.Request) -> web.Response:  # 503 for 127.0.0.1 only
+                return web.Response(status=404 if request.host.startswith("localhost") else 503)
+            site.routes["/robots.txt"] = robots
+            site.route("/a", body=b"x")
+            for i in range(6):
+                site.route(f"/slow{i}", body=b"x", delay=0.1)
+            busy = [site.url(f"/slow{i}", host="localhost") for i in range(6)]
+            sink, summary = await fetch((site.url("/a"), site.url("/b"), *busy),
+                                        settings(http_robots_503_defer_visits_delay=100,
+                                                 http_robots_503_defer_visits_retries=2))
+            assert summary.pages == 6 and summary.dropped == {"robots deferred": 2}
+            robots = [h for h in site.hits if h.path == "/robots.txt" and h.host == "127.0.0.1"]
+            assert len(robots) == 3 and not site.page_hits("127.0.0.1")
+            assert min(gaps(robots)) >= 0.09
+    run(main())
+
+
+def test_robots_5xx_alone_does_not_idle_the_run() -> None:
     async def main() -> None:
         async with Site() as site:
             site.route("/robots.txt", 503)
-            site.route("/a", body=b"x")
+            started = time.monotonic()
             sink, summary = await fetch((site.url("/a"), site.url("/b")),
-                                        settings(http_robots_503_defer_visits_delay=100,
-                                                 http_robots_503_defer_visits_retries=2))
+                                        settings(http_robots_503_defer_visits_delay=30_000))
             assert summary.pages == 0 and summary.dropped == {"robots deferred": 2}
-            robots = [h for h in site.hits if h.path == "/robots.txt"]
-            assert len(robots) == 3 and not site.page_hits()
-            assert min(gaps(robots)) >= 0.09
+            assert time.monotonic() - started < 10
+            assert len([h for h in site.hits if h.path == "/robots.txt"]) == 1
     run(main())
 
 
@@ -321,7 +339,8 @@ def test_streaming_input_is_bounded_by_the_feed_buffer() -> None:
                 ahead.append(len(pulled) - len(sink.results))
                 real_result(r)
             sink.result = result  # type: ignore[method-assign]
-            await fetch_all(source(), settings(fetcher_threads_fetch=1, fetcher_queue_depth_multiplier=3),
+            await fetch_all(source(), settings(fetcher_threads_fetch=1, fetcher_queue_depth_multiplier=3,
+                                     fetcher_queue_readahead=1),
                             sink, redirects=RedirectTargets.passthrough())
             assert len(sink.results) == 40 and max(ahead) <= 5
     run(main())

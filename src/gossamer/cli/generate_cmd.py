@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gossamer.cli.common import EXIT_NOTHING, settings_for, user_errors
 from gossamer.store.layout import CrawlLayout
+
+if TYPE_CHECKING:
+    from gossamer.crawl.generate import GenerateReport
 
 
 def generate_command(
@@ -40,13 +43,20 @@ def generate_command(
     options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
     with user_errors():
         report = generate(crawldb, segments_dir, settings, options)
+    if not print_generate_report(report):
+        raise typer.Exit(EXIT_NOTHING)
+
+
+def print_generate_report(report: GenerateReport) -> bool:
+    """Print generate's summary; returns False when nothing was selected."""
     counters = report.counters
     typer.echo(f"Generator: candidates due: {counters.get('candidates', 0)}, rejected by filters: "
                f"{counters.get('urls_filtered', 0)}, over generate.max.count: "
                f"{counters.get('urls_over_max_count', 0)}")
     if not report.segments:
         typer.echo("Generator: 0 records selected for fetching, exiting ...")
-        raise typer.Exit(EXIT_NOTHING)
+        return False
     for path, count in zip(report.segments, report.selected, strict=True):
         typer.echo(f"Generator: segment {path}: {count} URLs")
     typer.echo(f"Generator: finished in {report.seconds:.2f} s")
+    return True

@@ -17,11 +17,13 @@ except ImportError:  # pragma: no cover - older Typer with Click installed separ
 from gossamer import __version__
 from gossamer.cli.checkers_cmd import filterchecker_command, normalizerchecker_command
 from gossamer.cli.common import STATE, err_console, extract_defines
+from gossamer.cli.crawl_cmd import crawl_command
 from gossamer.cli.fetch_cmd import fetch_command
 from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
+from gossamer.cli.readseg_cmd import readseg_command
 from gossamer.cli.robots_cmd import robotschecker_command
 from gossamer.cli.settings_cmd import showproperties_command
 from gossamer.cli.updatedb_cmd import updatedb_command
@@ -54,8 +56,10 @@ def _global(
     STATE.conf = conf
 
 
+app.command("crawl")(crawl_command)
 app.command("inject")(inject_command)
 app.command("readdb")(readdb_command)
+app.command("readseg")(readseg_command)
 app.command("generate")(generate_command)
 app.command("fetch")(fetch_command)
 app.command("updatedb")(updatedb_command)

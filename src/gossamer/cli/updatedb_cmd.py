@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
 from gossamer.store.layout import CrawlLayout
+
+if TYPE_CHECKING:
+    from gossamer.crawl.updatedb import UpdateReport
 
 
 def updatedb_command(
@@ -42,9 +45,14 @@ def updatedb_command(
     with user_errors(), job_progress("updatedb") as progress:
         report = updatedb(crawldb, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),
                           progress)
+    print_update_report(report)
+
+
+def print_update_report(report: UpdateReport) -> None:
+    """Print updatedb's summary."""
     print_errors(report.errors, report.counters.get("errors", 0))
     c = report.counters
-    typer.echo(f"CrawlDb update: {len(chosen)} segment(s); URLs updated: {c.get('urls_updated', 0)}, "
+    typer.echo(f"CrawlDb update: {len(report.segments)} segment(s); URLs updated: {c.get('urls_updated', 0)}, "
                f"unchanged: {c.get('urls_unchanged', 0)}, dropped: {c.get('urls_dropped', 0)}, "
                f"purged: {c.get('urls_purged', 0)}, filtered: {c.get('urls_filtered', 0)}")
     typer.echo(f"CrawlDb update: total URLs {report.total_urls}, finished in {report.seconds:.2f} s")

@@ -1,0 +1,119 @@
+"""``gossamer crawl``: the whole loop (Nutch's bin/crawl), printing each step's summary."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from gossamer.cli.common import err_console, fail, print_errors, settings_for, user_errors
+from gossamer.cli.fetch_cmd import human_bytes, print_fetch_report
+from gossamer.cli.generate_cmd import print_generate_report
+from gossamer.cli.updatedb_cmd import print_update_report
+
+if TYPE_CHECKING:
+    from rich.live import Live
+
+    from gossamer.crawl.fetch.job import FetchProgress, FetchReport
+    from gossamer.crawl.generate import GenerateReport
+    from gossamer.crawl.inject import InjectReport
+    from gossamer.crawl.updatedb import UpdateReport
+
+
+class ConsoleListener:
+    """Prints every step's summary; a live fetch line on stderr when it is a terminal."""
+
+    def __init__(self) -> None:
+        self.live: Live | None = None
+        self.tty = sys.stderr.isatty()
+
+    def injected(self, report: InjectReport) -> None:
+        """Print inject's summary."""
+        print_errors(report.errors, report.counters.get("errors", 0))
+        for line in report.summary_lines():
+            typer.echo(line)
+
+    def round_started(self, number: int, rounds: int) -> None:
+        """Print a round header."""
+        typer.echo(f"\n== round {number} of {rounds}")
+
+    def generated(self, report: GenerateReport) -> None:
+        """Print generate's summary."""
+        print_generate_report(report)
+
+    def fetching(self, progress: FetchProgress) -> None:
+        """Update the live line."""
+        if not self.tty:
+            return
+        from rich.live import Live
+        from rich.text import Text
+
+        if self.live is None:
+            self.live = Live(Text(""), console=err_console, transient=True, refresh_per_second=4)
+            self.live.start()
+        rate = progress.pages / progress.elapsed if progress.elapsed > 0 else 0.0
+        self.live.update(Text(f"fetch: {progress.pages:,} pages  {rate:,.1f} pages/s  "
+                              f"{human_bytes(progress.bytes)}  {progress.errors:,} errors  "
+                              f"{progress.active_hosts:,} active hosts  {progress.elapsed:,.0f} s"))
+
+    def fetched(self, report: FetchReport) -> None:
+        """Close the live line; print fetch's summary."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+        print_fetch_report(report)
+
+    def parsed(self, report: Any) -> None:
+        """Print a separate parse step's summary."""
+        from gossamer.cli.parse_cmd import print_parse_report
+
+        print_parse_report(report)
+
+    def updated(self, report: UpdateReport) -> None:
+        """Print updatedb's summary."""
+        print_update_report(report)
+
+
+def crawl_command(
+    seeds: Annotated[Path | None, typer.Argument(help="seed file or directory (optional when the crawldb exists)")]
+    = None,
+    crawl_dir: Annotated[Path, typer.Option("-d", "--dir", help="crawl directory")] = Path("crawl"),
+    rounds: Annotated[int, typer.Option("-r", "--rounds", help="generate/fetch/parse/updatedb rounds")] = 1,
+    top_n: Annotated[int | None, typer.Option("-topN", "--top-n", help="URLs per round")] = None,
+    threads: Annotated[int | None, typer.Option("-threads", "--threads",
+                                                help="parallel requests in all (fetcher.threads.fetch)")] = None,
+    index: Annotated[bool, typer.Option("--index", "-i", help="index the crawl after the last round")] = False,
+) -> None:
+    """Crawl: inject the seeds, then rounds of generate, fetch (+parse) and updatedb.
+
+    Stops after the given number of rounds or when nothing is due.  Set
+    http.agent.name first (in <crawl_dir>/gossamer.toml or with -D).
+
+    Examples:
+
+      gossamer crawl seeds.txt -d crawl -r 3 -D http.agent.name=mybot
+
+      gossamer crawl -d crawl -r 2 -topN 50000 -threads 100
+    """
+    from gossamer.crawl.crawl_loop import CrawlOptions, crawl
+
+    if rounds < 1:
+        fail("-r/--rounds must be at least 1")
+    if index and importlib.util.find_spec("gossamer.index") is None:
+        fail("--index: indexing is not part of this version yet (see the feature table in README.md)")
+    if seeds is None and not (crawl_dir / "crawldb").is_dir():
+        fail(f"no seeds given and {crawl_dir / 'crawldb'} does not exist")
+    settings = settings_for(crawl_dir)
+    listener = ConsoleListener()
+    with user_errors():
+        try:
+            report = crawl(crawl_dir, settings, CrawlOptions(rounds, top_n, threads, None, seeds), listener)
+        finally:
+            if listener.live is not None:
+                listener.live.stop()
+    ending = f" ({report.stopped})" if report.stopped else ""
+    typer.echo(f"\nCrawl: {report.rounds_done} round(s){ending}, {len(report.segments)} segment(s), "
+               f"{report.pages_fetched:,} pages fetched in {report.seconds:.1f} s")

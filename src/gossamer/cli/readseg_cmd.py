@@ -1,0 +1,87 @@
+"""``gossamer readseg``: -list, -dump, -get (Nutch's SegmentReader)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gossamer.cli.common import EXIT_NOTHING, fail, user_errors
+
+
+def _sections(no_content: bool, no_fetch: bool, no_generate: bool, no_parse: bool, no_parse_data: bool,
+              no_parse_text: bool) -> tuple[str, ...]:
+    from gossamer.crawl.readseg import SECTIONS
+
+    skip = {"content": no_content, "crawl_fetch": no_fetch, "crawl_generate": no_generate,
+            "crawl_parse": no_parse, "parse_data": no_parse_data, "parse_text": no_parse_text}
+    return tuple(s for s in SECTIONS if not skip[s])
+
+
+def _time(millis: int | None) -> str:
+    from gossamer.core.datum import java_date
+
+    return "-" if millis is None else java_date(millis)
+
+
+def readseg_command(
+    args: Annotated[list[str] | None, typer.Argument(help="-list: segments; -dump: <segment> <output>; "
+                                                     "-get: <segment> <url>", show_default=False)] = None,
+    list_: Annotated[bool, typer.Option("-list", "--list", help="one line per segment: counts, fetch times")]
+    = False,
+    dump: Annotated[bool, typer.Option("-dump", "--dump", help="write every record to <output>/dump")] = False,
+    get: Annotated[bool, typer.Option("-get", "--get", help="print every record of one URL")] = False,
+    segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="-list: every segment in this "
+                                                      "directory")] = None,
+    no_content: Annotated[bool, typer.Option("-nocontent", "--no-content")] = False,
+    no_fetch: Annotated[bool, typer.Option("-nofetch", "--no-fetch")] = False,
+    no_generate: Annotated[bool, typer.Option("-nogenerate", "--no-generate")] = False,
+    no_parse: Annotated[bool, typer.Option("-noparse", "--no-parse")] = False,
+    no_parse_data: Annotated[bool, typer.Option("-noparsedata", "--no-parse-data")] = False,
+    no_parse_text: Annotated[bool, typer.Option("-noparsetext", "--no-parse-text")] = False,
+) -> None:
+    """Read segments: list them, dump them, or get one URL's records.
+
+    Examples:
+
+      gossamer readseg -list -dir crawl/segments
+
+      gossamer readseg -dump crawl/segments/20261122103000 out -nocontent
+
+      gossamer readseg -get crawl/segments/20261122103000 http://example.org/
+    """
+    from gossamer.crawl.readseg import dump_segment, format_records, records_for, segment_info
+    from gossamer.crawl.segments import list_segments
+
+    args = list(args or [])
+    if sum((list_, dump, get)) != 1:
+        fail("choose one of -list, -dump, -get")
+    sections = _sections(no_content, no_fetch, no_generate, no_parse, no_parse_data, no_parse_text)
+    with user_errors():
+        if list_:
+            chosen = [Path(a) for a in args] + (list_segments(segments_dir) if segments_dir else [])
+            if not chosen:
+                fail("-list needs segment directories or -dir <segments_dir>")
+            typer.echo("NAME\t\tGENERATED\tFETCHER START\t\tFETCHER END\t\tFETCHED\tPARSED")
+            for segment in chosen:
+                info = segment_info(segment)
+                typer.echo("\t".join([info.name, *("?" if v is None else str(v) for v in (info.generated,)),
+                                      _time(info.fetcher_start), _time(info.fetcher_end),
+                                      *("?" if v is None else str(v) for v in (info.fetched, info.parsed))]))
+        elif dump:
+            if len(args) != 2:
+                fail("-dump needs <segment> <output>")
+            output = Path(args[1])
+            if output.exists() and any(output.iterdir()):
+                fail(f"output {output} exists and is not empty")
+            count = dump_segment(Path(args[0]), output, sections)
+            typer.echo(f"SegmentReader: dumped {count} URLs to {output / 'dump'}")
+        else:
+            if len(args) != 2:
+                fail("-get needs <segment> <url>")
+            records = records_for(Path(args[0]), args[1], sections)
+            if not records:
+                typer.echo(f"SegmentReader: {args[1]} not found in {args[0]}")
+                raise typer.Exit(EXIT_NOTHING)
+            typer.echo(format_records(args[1], records), nl=False)

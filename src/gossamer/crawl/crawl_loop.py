@@ -1,0 +1,113 @@
+"""``crawl``: Nutch's ``bin/crawl`` loop — inject, then rounds of generate → fetch → parse → updatedb.
+
+:func:`crawl` runs the steps in this process, one after the other, on the crawl
+directory's standard layout (``crawldb/``, ``segments/``), and stops after
+``rounds`` rounds or as soon as generate finds nothing due.  Unlike ``bin/crawl``
+it parses while fetching (as ``fetcher.parse=true``) unless ``fetcher.parse``
+was set explicitly, which saves re-reading every page from the WARC files; with
+``fetcher.parse=false`` a separate parse step runs after each fetch, as in Nutch.
+Each step's report goes to a :class:`CrawlListener` (the CLI prints them).  A
+step that fails raises; everything before it is installed and stays usable,
+and running the same command again goes on from there.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from gossamer.core.settings import Settings
+from gossamer.crawl.fetch.job import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
+from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
+from gossamer.crawl.inject import InjectOptions, InjectReport, inject
+from gossamer.crawl.updatedb import UpdateReport, updatedb
+from gossamer.store.layout import CrawlLayout
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    """Options of ``crawl``: rounds, ``-topN`` per round, total fetch ``threads``, processes."""
+
+    rounds: int = 1
+    top_n: int | None = None
+    threads: int | None = None
+    processes: int | None = None
+    seeds: Path | None = None
+
+
+class CrawlListener(Protocol):
+    """Receives each step's report as the crawl goes (all methods optional in spirit; implement all)."""
+
+    def injected(self, report: InjectReport) -> None:
+        """The seeds were injected."""
+
+    def round_started(self, number: int, rounds: int) -> None:
+        """A round begins."""
+
+    def generated(self, report: GenerateReport) -> None:
+        """Generate finished (``report.segments`` empty: nothing due, the crawl ends)."""
+
+    def fetching(self, progress: FetchProgress) -> None:
+        """Live fetch progress."""
+
+    def fetched(self, report: FetchReport) -> None:
+        """Fetch finished."""
+
+    def parsed(self, report: Any) -> None:
+        """A separate parse step finished (only with fetcher.parse=false)."""
+
+    def updated(self, report: UpdateReport) -> None:
+        """Updatedb finished."""
+
+
+@dataclass
+class CrawlReport:
+    """What the whole crawl did."""
+
+    rounds_done: int = 0
+    segments: list[Path] = field(default_factory=list)
+    pages_fetched: int = 0
+    seconds: float = 0.0
+    stopped: str = ""
+
+
+def inline_parse(settings: Settings) -> bool:
+    """Parse while fetching unless fetcher.parse was set explicitly (then obey it)."""
+    if settings.origin("fetcher.parse") == "default":
+        return True
+    return settings.get_bool("fetcher.parse")
+
+
+def crawl(crawl_dir: Path, settings: Settings, options: CrawlOptions, listener: CrawlListener) -> CrawlReport:
+    """Run the crawl loop in ``crawl_dir`` (see the module docstring)."""
+    layout = CrawlLayout(crawl_dir)
+    report = CrawlReport()
+    started = time.monotonic()
+    if options.seeds is not None:
+        listener.injected(inject(layout.crawldb, options.seeds, settings, InjectOptions()))
+    parse_inline = inline_parse(settings)
+    processes = process_count(settings, options.processes)
+    for number in range(1, options.rounds + 1):
+        listener.round_started(number, options.rounds)
+        generated = generate(layout.crawldb, layout.segments, settings,
+                             GenerateOptions(top_n=options.top_n, num_fetchers=processes))
+        listener.generated(generated)
+        if not generated.segments:
+            report.stopped = "nothing due"
+            break
+        for segment in generated.segments:
+            fetched = fetch_segment(segment, settings, FetchOptions(options.threads, parse_inline, processes),
+                                    listener.fetching)
+            listener.fetched(fetched)
+            report.pages_fetched += fetched.pages
+            if not parse_inline:
+                from gossamer.crawl.parse import parse_segment
+
+                listener.parsed(parse_segment(segment, settings))
+            report.segments.append(segment)
+        listener.updated(updatedb(layout.crawldb, generated.segments, settings))
+        report.rounds_done = number
+    report.seconds = time.monotonic() - started
+    return report

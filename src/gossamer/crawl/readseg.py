@@ -1,0 +1,211 @@
+"""``readseg``: list segments, dump them, or show everything a segment holds about one URL.
+
+A segment's tables are read as they are (Parquet parts, WARC content); the
+text layout follows Nutch's SegmentReader: per URL a ``Recno::`` / ``URL::``
+header, then one section per table (``CrawlDatum::`` for crawl_generate,
+crawl_fetch and crawl_parse, ``Content::``, ``ParseData::``, ``ParseText::``).
+Rows of datum tables print as :meth:`~gossamer.core.datum.CrawlDatum.to_text`
+does; other tables print ``name: value`` lines, so new columns show up without
+changes here.  The dump groups records by URL in URL order with a streaming
+k-way merge of the sorted tables; WARC content is found through an in-memory
+index of record offsets (a few dozen bytes per record).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+from gossamer.core.status import CrawlStatus
+from gossamer.store.crawldb_schema import batch_to_datums
+from gossamer.store.table import TableVersion
+
+DATUM_TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse")
+ROW_TABLES = ("parse_data", "parse_text")
+SECTIONS = ("crawl_generate", "crawl_fetch", "content", "crawl_parse", "parse_data", "parse_text")
+"""Every part of a segment, in the order sections are printed."""
+FETCH_STATUS_CODES = pa.array([int(s) for s in CrawlStatus if s.name.startswith("FETCH_")], pa.uint8())
+SECTION_TITLES = {"crawl_generate": "CrawlDatum", "crawl_fetch": "CrawlDatum", "crawl_parse": "CrawlDatum",
+                  "content": "Content", "parse_data": "ParseData", "parse_text": "ParseText"}
+
+
+@dataclass
+class SegmentInfo:
+    """One line of ``readseg -list``."""
+
+    name: str
+    generated: int | None
+    fetcher_start: int | None
+    fetcher_end: int | None
+    fetched: int | None
+    parsed: int | None
+
+
+def _complete(segment: Path, table: str) -> bool:
+    return (segment / table / "_SUCCESS").is_file()
+
+
+def segment_info(segment: Path) -> SegmentInfo:
+    """Counts and fetch time range of a segment (None for parts it does not have)."""
+    generated = TableVersion(segment / "crawl_generate").num_rows() if _complete(segment, "crawl_generate") else None
+    start = end = fetched = parsed = None
+    if _complete(segment, "crawl_fetch"):
+        with TableVersion(segment / "crawl_fetch") as version:
+            times = [pq.read_table(p, columns=["fetch_time", "status"]) for p in version.part_paths()]
+            table = pa.concat_tables(times) if times else None
+            fetched = 0
+            if table is not None and table.num_rows:  # fetch_* rows only (not linked redirect targets)
+                table = table.filter(pc.is_in(table.column("status"), value_set=FETCH_STATUS_CODES))
+                fetched = table.num_rows
+            if table is not None and table.num_rows:
+                stamps = table.column("fetch_time").cast(pa.int64())
+                start, end = pc.min(stamps).as_py(), pc.max(stamps).as_py()
+    if _complete(segment, "parse_data"):
+        parsed = TableVersion(segment / "parse_data").num_rows()
+    return SegmentInfo(segment.name, generated, start, end, fetched, parsed)
+
+
+def _format_row(row: dict[str, object]) -> str:
+    lines = []
+    for name, value in row.items():
+        if name == "url":
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], tuple):  # Arrow map
+            value = dict(value)  # type: ignore[arg-type]
+        if isinstance(value, list):
+            lines.append(f"{name}: {len(value)}")
+            lines.extend(f"  {item}" for item in value)
+        else:
+            lines.append(f"{name}: {value}")
+    return "\n".join(lines) + "\n"
+
+
+def _texts(table: str, data: pa.Table | pa.RecordBatch) -> Iterator[tuple[str, str]]:
+    """``(url, text)`` for every row of ``data``, a piece of ``table``."""
+    if table in DATUM_TABLES:
+        for key, datum in batch_to_datums(data):
+            yield key, datum.to_text()
+    else:
+        for row in data.to_pylist():
+            yield str(row["url"]), _format_row(row)
+
+
+def _table_rows(segment: Path, table: str, url: str) -> Iterator[tuple[str, str]]:
+    """``(url, text)`` of the rows of ``url`` in a table (row groups skipped by their statistics)."""
+    if not _complete(segment, table):
+        return
+    with TableVersion(segment / table) as version:
+        for path in version.part_paths():
+            yield from _texts(table, pq.read_table(path, filters=[("url", "=", url)]))
+
+
+def _sorted_table(segment: Path, table: str) -> Iterator[tuple[str, str]]:
+    """All rows of a table in URL order across parts (a streaming merge of the sorted parts)."""
+    if not _complete(segment, table):
+        return iter(())
+    with TableVersion(segment / table) as version:
+        parts = version.parts
+    return heapq.merge(*(_part_rows(segment, table, i) for i in range(parts)), key=lambda pair: pair[0])
+
+
+def _part_rows(segment: Path, table: str, index: int) -> Iterator[tuple[str, str]]:
+    with TableVersion(segment / table) as version:
+        if table == "crawl_generate":  # stored in fetch order: sort it (fetch lists are bounded by -topN)
+            data = pq.read_table(version.part_path(index))
+            yield from _texts(table, data.take(pc.sort_indices(data, [("url", "ascending")])))
+            return
+        for batch in version.iter_part(index, 1024):
+            yield from _texts(table, batch)
+
+
+def content_index(segment: Path) -> dict[str, list[tuple[Path, int]]]:
+    """URL → (WARC file, offset) of its response records."""
+    index: dict[str, list[tuple[Path, int]]] = {}
+    for path in sorted((segment / "content").glob("*.warc.gz")):
+        with open(path, "rb") as stream:
+            for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=False):
+                target = record.headers.get("WARC-Target-URI", "")
+                index.setdefault(target, []).append((path, record.stream_pos))
+    return index
+
+
+def content_text(path: Path, offset: int, limit: int = 1 << 20) -> str:
+    """The HTTP response of the WARC record at ``offset``: status line, headers and body (decoded as text)."""
+    with open(path, "rb") as stream:
+        stream.seek(offset)
+        for record in ArchiveIterator(stream, parse_http=True):
+            http = record.http_headers
+            head = [http.status_line] + [f"{k}: {v}" for k, v in http.items()] if http is not None else []
+            body = record.reader.read(limit)
+            lines = [f"Version: {record.headers.get('WARC-Type', '')}", f"url: {record.headers.get('WARC-Target-URI')}",
+                     f"date: {record.headers.get('WARC-Date', '')}", *head, "Content:",
+                     body.decode("utf-8", errors="replace")]
+            return "\n".join(lines) + "\n"
+    return ""
+
+
+def records_for(segment: Path, url: str, sections: tuple[str, ...] = SECTIONS) -> dict[str, list[str]]:
+    """Every record of ``url`` per section (``readseg -get``)."""
+    found: dict[str, list[str]] = {}
+    for section in sections:
+        if section == "content":
+            texts = [content_text(p, o) for p, o in content_index(segment).get(url, [])]
+        else:
+            texts = [text for _, text in _table_rows(segment, section, url)]
+        if texts:
+            found[section] = texts
+    return found
+
+
+def format_records(url: str, records: dict[str, list[str]], recno: int | None = None) -> str:
+    """Nutch's per-URL text block."""
+    out = [] if recno is None else [f"Recno:: {recno}"]
+    out.append(f"URL:: {url}\n")
+    for section in SECTIONS:
+        for text in records.get(section, []):
+            out.append(f"{SECTION_TITLES[section]}::\n{text}")
+    return "\n".join(out) + "\n"
+
+
+def _ranked(rows: Iterator[tuple[str, str]], rank: int) -> Iterator[tuple[str, int, str]]:
+    for url, text in rows:
+        yield url, rank, text
+
+
+def dump_segment(segment: Path, output: Path, sections: tuple[str, ...] = SECTIONS) -> int:
+    """Write every URL's records to ``output/dump`` in URL order; returns the number of URLs."""
+    output.mkdir(parents=True, exist_ok=True)
+    streams = [_ranked(_sorted_table(segment, section), rank)
+               for rank, section in enumerate(SECTIONS) if section in sections and section != "content"]
+    content = content_index(segment) if "content" in sections else {}
+    count = 0
+    with open(output / "dump", "w", encoding="utf-8") as handle:
+        current: str | None = None
+        records: dict[str, list[str]] = {}
+
+        def flush() -> None:
+            nonlocal count
+            if current is None:
+                return
+            for path, offset in content.pop(current, []):
+                records.setdefault("content", []).append(content_text(path, offset))
+            handle.write(format_records(current, records, count))
+            count += 1
+
+        for url, rank, text in heapq.merge(*streams):
+            if url != current:
+                flush()
+                current, records = url, {}
+            records.setdefault(SECTIONS[rank], []).append(text)
+        flush()
+        for url in sorted(content):  # content without any table row (should not happen)
+            current, records = url, {}
+            flush()
+    return count

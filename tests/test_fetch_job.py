@@ -1,0 +1,115 @@
+"""The fetch job end to end through the CLI: processes, crawl_fetch, WARC, readseg, atomicity."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from warcio.archiveiterator import ArchiveIterator
+
+from gossamer.core.status import CrawlStatus
+from tests.conftest import ENV_KEEP, stats_value, write_lines
+from tests.fetch_server import Site, ThreadedSite
+
+AGENT = ("-D", "http.agent.name=gossamer-test", "-D", "fetcher.server.delay=0")
+
+
+def _site(site: Site) -> None:
+    site.route("/robots.txt", body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"})
+    site.route("/", body=b"<html><title>home</title><a href='/a'>a</a></html>")
+    site.route("/a", body=b"<html>page a</html>")
+    site.route("/private/x", body=b"secret")
+    site.route("/moved", 301, headers={"Location": "/a"})
+    site.route("/gone", 410)
+
+
+def _segment(cli, tmp_path: Path, urls: list[str]) -> tuple[Path, Path]:  # noqa: ANN001
+    crawldb = tmp_path / "crawl" / "crawldb"
+    assert cli("inject", crawldb, write_lines(tmp_path / "seeds.txt", urls)).code == 0
+    assert cli("generate", crawldb, tmp_path / "crawl" / "segments").code == 0
+    return crawldb, next(p for p in (tmp_path / "crawl" / "segments").iterdir() if p.name.isdigit())
+
+
+def test_fetch_two_hosts_in_two_processes(cli, tmp_path: Path) -> None:
+    with ThreadedSite("127.0.0.2") as one, ThreadedSite("127.0.0.3") as two:
+        _site(one)
+        _site(two)
+        urls = [s.url(p) for s in (one, two) for p in ("/", "/a", "/private/x", "/moved", "/gone", "/missing")]
+        crawldb, segment = _segment(cli, tmp_path, urls)
+        result = cli("fetch", segment, "-processes", "2", *AGENT)
+        assert result.code == 0, result.err
+        assert "2 process(es)" in result.out
+        for site in (one, two):
+            assert not [h for h in site.hits if h.path.startswith("/private/")]
+    rows = pq.read_table(segment / "crawl_fetch").to_pylist()
+    by_url = {r["url"]: CrawlStatus(r["status"]) for r in rows}
+    for site in (one, two):
+        assert by_url[site.url("/")] == CrawlStatus.FETCH_SUCCESS
+        assert by_url[site.url("/private/x")] == CrawlStatus.FETCH_GONE  # robots denied
+        assert by_url[site.url("/moved")] == CrawlStatus.FETCH_REDIR_PERM
+        assert by_url[site.url("/gone")] == CrawlStatus.FETCH_GONE
+        assert by_url[site.url("/missing")] == CrawlStatus.FETCH_GONE
+    assert sorted(p.name for p in (segment / "crawl_fetch").glob("part-*")) == ["part-00000.parquet",
+                                                                                 "part-00001.parquet"]
+    owner: dict[str, str] = {}
+    for part in (segment / "crawl_fetch").glob("part-*.parquet"):
+        urls_in_part = pq.read_table(part, columns=["url"]).column("url").to_pylist()
+        assert urls_in_part == sorted(urls_in_part)
+        for url in urls_in_part:  # a host is fetched by one process only
+            assert owner.setdefault(url.split("/")[2], part.name) == part.name
+    # WARC: a response and a request record per exchange, readable by warcio
+    records = []
+    for path in (segment / "content").glob("*.warc.gz"):
+        with open(path, "rb") as stream:
+            records += [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI")) for r in ArchiveIterator(stream)]
+    assert ("response", one.url("/")) in records and ("request", two.url("/gone")) in records
+    assert not (segment / ".fetch-staging").exists()
+    # readseg and updatedb agree with the fetch
+    listed = cli("readseg", "-list", segment)
+    assert listed.code == 0 and "\t12\t" in listed.out.splitlines()[1]
+    got = cli("readseg", "-get", segment, one.url("/"))
+    assert got.code == 0 and "fetch_success" in got.out and "<title>home</title>" in got.out
+    assert cli("updatedb", crawldb, segment).code == 0
+    stats = cli("readdb", crawldb, "-stats").out
+    assert stats_value(stats, "status 2 (db_fetched)") == "4"
+    assert stats_value(stats, "status 3 (db_gone)") == "6"
+    assert stats_value(stats, "status 5 (db_redir_perm)") == "2"
+
+
+def test_fetch_refuses_without_agent_and_twice(cli, tmp_path: Path) -> None:
+    with ThreadedSite() as site:
+        _site(site)
+        _, segment = _segment(cli, tmp_path, [site.url("/")])
+        result = cli("fetch", segment, "-D", "fetcher.server.delay=0")
+        assert result.code == 2 and "http.agent.name" in result.err
+        assert not site.hits
+        assert cli("fetch", segment, "-processes", "1", *AGENT).code == 0
+        again = cli("fetch", segment, "-processes", "1", *AGENT)
+        assert again.code == 2 and "already fetched" in again.err
+
+
+def test_a_killed_fetch_leaves_the_segment_unfetched_and_can_be_rerun(cli, tmp_path: Path) -> None:
+    with ThreadedSite() as site:
+        for i in range(40):
+            site.route(f"/p{i}", body=b"x" * 100, delay=0.2)
+        _, segment = _segment(cli, tmp_path, [site.url(f"/p{i}") for i in range(40)])
+        exe = Path(sys.executable).with_name("gossamer")
+        env = {k: v for k, v in __import__("os").environ.items() if k in ENV_KEEP}
+        child = subprocess.Popen([str(exe), "fetch", str(segment), "-processes", "2", *AGENT],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+        deadline = time.monotonic() + 30
+        while len(site.hits) < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(site.hits) >= 5
+        __import__("os").killpg(child.pid, signal.SIGKILL)
+        child.wait(10)
+        assert not (segment / "crawl_fetch").exists() and not (segment / "content").exists()
+        result = cli("fetch", segment, "-processes", "1", "-threads", "20", *AGENT)
+        assert result.code == 0, result.err
+        assert pq.read_table(segment / "crawl_fetch").num_rows == 40
+        assert not (segment / ".fetch-staging").exists()
