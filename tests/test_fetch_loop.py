@@ -361,3 +361,15 @@ def test_a_failing_input_iterator_raises_without_leaving_tasks() -> None:
         pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         assert not pending
     run(main())
+
+
+def test_the_robots_txt_request_counts_for_the_host_delay() -> None:
+    async def main() -> None:
+        async with Site() as site:
+            site.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
+            site.route("/a", body=b"x")
+            await fetch((site.url("/a"),), settings(fetcher_server_delay=0.3))
+            robots, page = site.hits
+            assert robots.path == "/robots.txt" and page.path == "/a"
+            assert page.start - robots.end >= 0.29
+    run(main())

@@ -191,6 +191,10 @@ class _Run:
             self.emit_robots_denied(item, reason)
             return not fetched
         self.queues.set_delay(item.queue_id, delay)
+        if fetched and not item.waited:  # robots.txt was a request to this host too: the page waits its turn
+            item.waited = True
+            self.queues.add(item, front=True)
+            return False
         output = await self.protocol.fetch(item.url, item.datum)
         status = output.status
         if status.code == ProtocolStatusCode.EXCEPTION:

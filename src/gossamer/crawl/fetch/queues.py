@@ -30,13 +30,14 @@ from gossamer.plugins.support.domains import domain_of
 
 @dataclass(slots=True)
 class FetchItem:
-    """One URL to fetch: its datum, its queue, and how it got here (redirect hops, robots deferrals)."""
+    """One URL to fetch: its datum, its queue, and how it got here (redirect hops, robots.txt waits)."""
 
     url: str
     datum: CrawlDatum
     queue_id: str
     redirects: int = 0
     chain: tuple[str, ...] = ()
+    waited: bool = False  # already re-queued once after a robots.txt request to its host
 
 
 @dataclass(slots=True)
