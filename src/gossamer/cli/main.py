@@ -21,6 +21,7 @@ from gossamer.cli.crawl_cmd import crawl_command
 from gossamer.cli.fetch_cmd import fetch_command
 from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.inject_cmd import inject_command
+from gossamer.cli.parse_cmd import parse_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
 from gossamer.cli.readseg_cmd import readseg_command
@@ -62,6 +63,7 @@ app.command("readdb")(readdb_command)
 app.command("readseg")(readseg_command)
 app.command("generate")(generate_command)
 app.command("fetch")(fetch_command)
+app.command("parse")(parse_command)
 app.command("updatedb")(updatedb_command)
 app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)

@@ -205,7 +205,7 @@ def _install(segment: Path, processes: int, parse: bool, rows: int) -> None:
     if parse:
         from gossamer.crawl.parse import finish_parse_tables
 
-        finish_parse_tables(staging, segment, processes)
+        finish_parse_tables(staging, segment, processes, job="fetch")
     table = staging / CRAWL_FETCH
     finish_version(table, TableDescription(kind=CRAWL_FETCH, parts=processes, partitioner="fetch-share",
                                            rows=rows, job="fetch", created=int(time.time() * 1000)))

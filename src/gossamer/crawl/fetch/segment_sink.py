@@ -83,7 +83,7 @@ class SegmentSink:
         if self.parser is not None and result.content is not None and result.datum.status == CrawlStatus.FETCH_SUCCESS:
             page = self.parser.parse(result.url, result.datum, result.content)
             self.parse_outputs.add(page)
-            self.parse_status["failed" if page.failed else "success"] += 1
+            self.parse_status[page.outcome] += 1
             if page.failed and len(self.parse_errors) < 20:
                 self.parse_errors.append(f"{result.url}: {page.failed}")
         if len(self.pending) >= FLUSH_ROWS:

@@ -1,0 +1,26 @@
+"""Parsing fetched pages: the ``parse`` job and the per-page parser the fetcher also uses.
+
+* :class:`PageParser` — one page in, its parse_data / parse_text / crawl_parse rows out
+  (:mod:`.page`, outlink rules in :mod:`.outlinks`, parser choice in :mod:`.parsers`);
+* :class:`ParseOutputs` and :func:`finish_parse_tables` — writing and installing the
+  three tables of a segment (:mod:`.outputs`, schemas in :mod:`.schemas`);
+* :func:`parse_segment` — the standalone job over a segment's WARC content (:mod:`.job`).
+
+docs/parsing.md describes the behaviour, every setting read and the table schemas.
+"""
+
+from gossamer.crawl.parse.job import ParseReport, parse_segment
+from gossamer.crawl.parse.outputs import ParseOutputs, finish_parse_tables
+from gossamer.crawl.parse.page import PageParser, ParsedPage
+from gossamer.crawl.parse.schemas import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
+
+__all__ = [
+    "PARSE_DATA_SCHEMA",
+    "PARSE_TEXT_SCHEMA",
+    "PageParser",
+    "ParseOutputs",
+    "ParseReport",
+    "ParsedPage",
+    "finish_parse_tables",
+    "parse_segment",
+]

@@ -1,0 +1,129 @@
+"""Which outlinks of a page are kept, and as which URLs: Nutch's ``ParseOutputFormat.filterNormalize``.
+
+For each outlink the parser found, in document order, until
+``db.max.outlinks.per.page`` links are kept (``<0`` = all):
+
+1. a link to the page itself (same URL string) is dropped;
+2. a target longer than ``db.max.outlink.length`` characters is dropped;
+3. ``db.ignore.internal.links`` / ``db.ignore.external.links`` (with
+   ``db.ignore.external.links.mode`` and the URL exemption filters) decide on the
+   target as found (:mod:`gossamer.plugins.support.linkscope`);
+4. the URL normalizers (scope ``outlink``, when ``parse.normalize.urls``) and URL
+   filters (when ``parse.filter.urls``) run; a malformed or rejected URL is dropped;
+5. a target that normalizes to the page itself, or to a URL already kept for this
+   page, is dropped (Nutch keeps such duplicates; one link per target is what the
+   crawldb and the link scores need).
+
+Steps 2 and 4 depend on the URL only, so their result is remembered per process
+(``parser.outlink.cache.size`` entries; the cache is emptied when full): the
+navigation links that every page of a site repeats are normalized and filtered
+once.  A meta-refresh target goes through the same steps with the ``fetcher``
+normalizer scope, the ignore rules applying only with ``db.ignore.also.redirects``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gossamer.core.records import Outlink
+from gossamer.core.settings import Settings
+from gossamer.plugins.api import URLExemptionFilter
+from gossamer.plugins.registry import PluginRepository
+from gossamer.plugins.support.linkscope import LinkScope, is_exempted, link_origin
+from gossamer.plugins.urlchain import URLChain
+
+_MISSING = object()
+
+
+class OutlinkFilter:
+    """Normalizes, filters, scopes, deduplicates and caps a page's outlinks (see the module docstring)."""
+
+    def __init__(self, settings: Settings, repository: PluginRepository) -> None:
+        normalize = settings.get_bool("parse.normalize.urls")
+        filters = settings.get_bool("parse.filter.urls")
+        self.chain = URLChain(repository, "outlink", normalize, filters)
+        self.redirect_chain = URLChain(repository, "fetcher", normalize, filters)
+        exemptions: Sequence[URLExemptionFilter] = repository.chain(URLExemptionFilter) if filters else ()
+        self.scope = LinkScope(settings, exemptions)
+        self.scoped = self.scope.ignore_internal or self.scope.ignore_external
+        self.also_redirects = settings.get_bool("db.ignore.also.redirects")
+        self.max_length = settings.get_int("db.max.outlink.length")
+        limit = settings.get_int("db.max.outlinks.per.page")
+        self.max_outlinks = limit if limit >= 0 else 1 << 62
+        self.cache_size = max(0, settings.get_int("parser.outlink.cache.size"))
+        self._outlink_memo: dict[str, str | None] = {}
+        self._redirect_memo: dict[str, str | None] = {}
+        self._origins: dict[str, str | None] = {}
+
+    def _process(self, url: str, chain: URLChain, memo: dict[str, str | None]) -> str | None:
+        found = memo.get(url, _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[return-value]
+        result: str | None = None
+        if self.max_length < 0 or len(url) <= self.max_length:
+            try:
+                result = chain.filter(chain.normalize(url)) or None
+            except ValueError:
+                result = None
+        if len(memo) >= self.cache_size:
+            memo.clear()
+        memo[url] = result
+        return result
+
+    def _origin(self, url: str) -> str | None:
+        origins = self._origins
+        found = origins.get(url, _MISSING)
+        if found is _MISSING:
+            found = link_origin(url, self.scope.mode)
+            if len(origins) >= self.cache_size:
+                origins.clear()
+            origins[url] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
+    def _in_scope(self, from_url: str, source: str | None, to_url: str) -> bool:
+        target = self._origin(to_url)
+        if target is None:
+            return False
+        internal = source is not None and source == target
+        if self.scope.ignore_external and not internal:
+            return is_exempted(from_url, to_url, self.scope.exemption_filters)
+        return not (self.scope.ignore_internal and internal)
+
+    def outlinks(self, from_url: str, links: Sequence[Outlink]) -> list[Outlink]:
+        """The kept outlinks of ``from_url``, with normalized URLs, in order."""
+        kept: list[Outlink] = []
+        limit = self.max_outlinks
+        if limit == 0 or not links:
+            return kept
+        seen = {from_url}
+        memo = self._outlink_memo
+        chain = self.chain
+        scoped = self.scoped
+        source = self._origin(from_url) if scoped else None
+        for link in links:
+            raw = link.to_url
+            if raw == from_url:
+                continue
+            url = memo.get(raw, _MISSING)
+            if url is _MISSING:
+                url = self._process(raw, chain, memo)
+            if url is None or url in seen:
+                continue
+            if scoped and not self._in_scope(from_url, source, raw):
+                continue
+            seen.add(url)  # type: ignore[arg-type]
+            kept.append(link if url == raw else Outlink(url, link.anchor, link.metadata))  # type: ignore[arg-type]
+            if len(kept) >= limit:
+                break
+        return kept
+
+    def redirect(self, from_url: str, target: str) -> str | None:
+        """The processed meta-refresh target of ``from_url``, or ``None`` when it is dropped."""
+        if not target or target == from_url:
+            return None
+        if self.scoped and self.also_redirects:
+            source = self._origin(from_url)
+            if not self._in_scope(from_url, source, target):
+                return None
+        url = self._process(target, self.redirect_chain, self._redirect_memo)
+        return None if url is None or url == from_url else url

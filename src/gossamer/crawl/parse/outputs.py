@@ -1,0 +1,115 @@
+"""Writing the parse tables of a segment: one part per writer process, installed together at the end.
+
+:class:`ParseOutputs` writes part ``k`` of parse_data, parse_text and crawl_parse
+under ``<staging>/<table>/`` with :class:`~gossamer.engine.sorted_part.SortedPartWriter`
+(rows arrive in any order; each part is sorted by URL on close, in bounded memory).
+Pages are buffered as Python rows and converted to Arrow every :data:`FLUSH_PAGES`
+pages.  :func:`finish_parse_tables` fills in parts nobody wrote, describes each
+table (``_table.json``, ``_SUCCESS``) and renames the three tables into the segment,
+crawl_parse last: a segment counts as parsed once crawl_parse is there.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from gossamer.core.settings import Settings
+from gossamer.crawl.parse.page import ParsedPage
+from gossamer.crawl.parse.schemas import SCHEMAS, PageBuffer
+from gossamer.engine.sorted_part import SortedPartWriter
+from gossamer.store.table import PartWriter, TableDescription, finish_version, part_name
+
+FLUSH_PAGES = 1000
+"""Pages buffered as Python rows before one conversion to Arrow."""
+TABLES = tuple(SCHEMAS)
+"""``parse_data``, ``parse_text``, ``crawl_parse`` (the install order)."""
+SEGMENT_NAME_KEY = "nutch.segment.name"
+
+
+def row_group_rows(settings: Settings, table: str) -> int:
+    """Row-group size per table: ``store.row.group.rows``, smaller for the wide text and data rows."""
+    rows = settings.get_int("store.row.group.rows")
+    divisor = {"parse_text": 16, "parse_data": 4}.get(table, 1)
+    return max(256, rows // divisor)
+
+
+class ParseOutputs:
+    """Writes parse_data, parse_text, crawl_parse part ``part`` under ``staging_dir/<table>/``."""
+
+    def __init__(self, staging_dir: Path, part: int, settings: Settings) -> None:
+        self.staging_dir = Path(staging_dir)
+        self.part = part
+        self.store_text = settings.get_bool("parser.store.text")
+        memory = max(1 << 20, settings.get_int("engine.memory.budget.mb") * (1 << 20) // 4)
+        compression = settings.get_str("store.compression")
+        self.writers: dict[str, SortedPartWriter] = {}
+        for table, schema in SCHEMAS.items():
+            directory = self.staging_dir / table
+            directory.mkdir(parents=True, exist_ok=True)
+            self.writers[table] = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
+                                                   row_group_rows=row_group_rows(settings, table),
+                                                   compression=compression)
+        parent = self.staging_dir.resolve().parent.name
+        self.segment_name = parent if parent.isdigit() else ""
+        self._buffer = PageBuffer(self.store_text)
+
+    def add(self, page: ParsedPage) -> None:
+        """Buffer one parsed page (converted with the next :data:`FLUSH_PAGES`)."""
+        if self.segment_name:
+            page.parse_data.content_metadata.setdefault(SEGMENT_NAME_KEY, self.segment_name)
+        self._buffer.add(page)
+        if self._buffer.pages >= FLUSH_PAGES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Convert the buffered pages to Arrow and hand them to the part writers."""
+        if not self._buffer.pages:
+            return
+        batches = self._buffer.batches()
+        self._buffer = PageBuffer(self.store_text)
+        for table, batch in zip(TABLES, batches, strict=True):
+            self.writers[table].add(batch)
+
+    def close(self) -> dict[str, int]:
+        """Write the sorted parts; returns rows written per table."""
+        self.flush()
+        return {table: writer.close() for table, writer in self.writers.items()}
+
+    def abort(self) -> None:
+        """Drop everything buffered or spilled."""
+        self._buffer = PageBuffer(self.store_text)
+        for writer in self.writers.values():
+            writer.abort()
+
+
+def finish_parse_tables(staging_dir: Path, segment_dir: Path, parts: int, *, partitioner: str = "fetch-share",
+                        job: str = "parse") -> None:
+    """Complete the staged parse tables and move them into ``segment_dir``.
+
+    Missing parts are written empty, each table gets ``_table.json`` and ``_SUCCESS``,
+    then parse_data, parse_text and crawl_parse are renamed into the segment (crawl_parse
+    last).  Raises :class:`ValueError` when any of them already exists in the segment.
+    """
+    staging_dir, segment_dir = Path(staging_dir), Path(segment_dir)
+    existing = [table for table in TABLES if (segment_dir / table).exists()]
+    if existing:
+        raise ValueError(f"{segment_dir} is already parsed ({', '.join(existing)} exist)")
+    created = int(time.time() * 1000)
+    for table, schema in SCHEMAS.items():
+        directory = staging_dir / table
+        directory.mkdir(parents=True, exist_ok=True)
+        rows = 0
+        for index in range(parts):
+            path = directory / part_name(index)
+            if not path.exists():
+                PartWriter(path, schema, 1024, "zstd").close()
+            with pq.ParquetFile(path) as part_file:
+                rows += part_file.metadata.num_rows
+        finish_version(directory, TableDescription(kind=table, parts=parts, partitioner=partitioner, rows=rows,
+                                                   job=job, created=created))
+    for table in TABLES:
+        os.rename(staging_dir / table, segment_dir / table)

@@ -1,0 +1,220 @@
+"""Parsing one fetched page into its parse_data, parse_text and crawl_parse rows.
+
+:class:`PageParser` is what both the ``parse`` job and the fetcher (``fetcher.parse``)
+call.  It builds the plugin chains once per process and then, per page, does what
+Nutch's ParseUtil, ParseSegment and ParseOutputFormat do together:
+
+* skips truncated content (``http.content.truncated`` with ``parser.skip.truncated``)
+  and content no active parser takes: the page gets a ``notparsed`` parse_data row
+  and only a ``signature`` datum (the signature of the raw content);
+* picks the Parser plugin by content type (:mod:`.parsers`), runs it and, for HTML,
+  the HtmlParseFilter chain on its DOM;
+* sets the content metadata (response headers, then the fetcher's metadata, then
+  ``nutch.content.digest``), runs ``ScoringFilter.pass_score_after_parsing`` and the
+  configured Signature (``db.signature.class``);
+* writes crawl_parse rows in Nutch's order: a ``signature`` datum for the page, a
+  ``parse_metadata`` datum with the ``db.parsemeta.to.crawldb`` keys, a ``linked``
+  datum for a meta-refresh target (``_repr_`` as the fetcher sets it), a ``linked``
+  datum per kept outlink (:mod:`.outlinks`; interval ``db.fetch.interval.default``,
+  scores from ``initial_score`` and ``distribute_score_to_outlinks``) and the scoring
+  filters' adjustment datum, if any.
+
+A page whose parse fails (the parser raises or reports failure, a filter raises)
+never stops the job: it gets a ``failed`` parse_data row with the reason, empty
+text, and a ``parse_failed`` datum (the fetch datum with that status, 1 ms later
+so it wins over the fetch_success row in updatedb).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from gossamer.core.datum import META_REPR_URL, CrawlDatum, now_millis
+from gossamer.core.records import Content, Outlink, ParseData, ParseStatusCode, ParseText
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus
+from gossamer.crawl.parse.outlinks import OutlinkFilter
+from gossamer.crawl.parse.parsers import ParserSelector
+from gossamer.plugins.api import HtmlParseFilter, Parser, ParseResult, ScoringFilter, Signature
+from gossamer.plugins.builtin.parse_html import REFRESH_SECONDS, REFRESH_URL
+from gossamer.plugins.registry import PluginRepository
+
+LOG = logging.getLogger(__name__)
+
+TRUNCATED = "http.content.truncated"
+"""Content metadata flag the protocol sets on cut content (Nutch's Response.TRUNCATED_CONTENT)."""
+DIGEST_KEY = "nutch.content.digest"
+"""Content metadata key of the page signature (hex), as Nutch names it."""
+PERM_REFRESH_TIME = 5
+"""A meta refresh of at least this many seconds counts as a permanent redirect (Nutch's Fetcher)."""
+
+_LINKED = CrawlStatus.LINKED
+
+
+@dataclass
+class ParsedPage:
+    """The parse of one page: its parse_data and parse_text rows and its crawl_parse rows.
+
+    ``failed`` is the reason when parsing failed, ``skipped`` when the page was not
+    parsed (truncated, no parser).  ``redirect`` is the processed meta-refresh target
+    (empty when none), ``redirect_temp`` whether it counts as temporary (refresh
+    delay under :data:`PERM_REFRESH_TIME` s), for a fetcher that follows redirects.
+    """
+
+    url: str
+    parse_data: ParseData
+    parse_text: ParseText
+    crawl_parse: list[tuple[str, CrawlDatum]]
+    failed: str = ""
+    skipped: str = ""
+    redirect: str = ""
+    redirect_temp: bool = False
+
+    @property
+    def outcome(self) -> str:
+        """``success``, ``failed`` or ``skipped``."""
+        return "failed" if self.failed else "skipped" if self.skipped else "success"
+
+
+def content_metadata(content: Content) -> dict[str, str]:
+    """Response headers (repeated ones joined with ``, ``) overlaid by the content's own metadata."""
+    meta: dict[str, str] = {}
+    for name, value in content.headers:
+        meta[name] = f"{meta[name]}, {value}" if name in meta else value
+    meta.update(content.metadata)
+    return meta
+
+
+class PageParser:
+    """Process-local page parser: plugin chains and caches are built once (see the module docstring)."""
+
+    def __init__(self, settings: Settings, repository: PluginRepository | None = None) -> None:
+        repo = repository if repository is not None else PluginRepository(settings)
+        self.settings = settings
+        self.load_errors = list(repo.load_errors)
+        self.selector = ParserSelector(repo.chain(Parser), settings.get_bool("mime.type.magic"))
+        self.html_filters: list[HtmlParseFilter] = repo.chain(HtmlParseFilter)
+        self.scoring: list[ScoringFilter] = repo.chain(ScoringFilter)
+        try:
+            self.signature: Signature = repo.single(Signature)
+        except LookupError as exc:
+            raise ValueError(str(exc)) from None
+        self.links = OutlinkFilter(settings, repo)
+        self.skip_truncated = settings.get_bool("parser.skip.truncated")
+        self.interval = settings.get_int("db.fetch.interval.default")
+        self.meta_to_db = [k for k in settings.get_list("db.parsemeta.to.crawldb") if k]
+
+    def parse(self, url: str, fetch_datum: CrawlDatum, content: Content) -> ParsedPage:
+        """Parse one fetched page; never raises for bad content (a failure is a ``failed`` page)."""
+        meta = content_metadata(content)
+        try:
+            if self.skip_truncated and content.metadata.get(TRUNCATED, "").lower() == "true":
+                return self._unparsed(url, content, meta, "truncated content (parser.skip.truncated)")
+            mime = self.selector.content_type(content)
+            parser = self.selector.parser_for(mime)
+            if parser is None:
+                return self._unparsed(url, content, meta, f"no parser for {mime or 'unknown content type'}")
+            return self._parse(url, content, meta, parser)
+        except Exception as exc:  # noqa: BLE001 - any failure of a parser plugin is this page's failure
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            return self._failed(url, fetch_datum, content, meta, reason)
+
+    def _run_parser(self, content: Content, parser: Parser) -> ParseResult:
+        parse_tree = getattr(parser, "parse_tree", None)
+        if self.html_filters and parse_tree is not None:
+            result, tree = parse_tree(content, keep_tree=True)
+            for html_filter in self.html_filters:
+                result = html_filter.filter(content, result, tree)
+            return result
+        return parser.parse(content)
+
+    def _parse(self, url: str, content: Content, meta: dict[str, str], parser: Parser) -> ParsedPage:
+        result = self._run_parser(content, parser)
+        data = result.data
+        if data.status != ParseStatusCode.SUCCESS:
+            raise ValueError(data.status_message or f"parser returned status {data.status.name.lower()}")
+        data.content_metadata = {**meta, **data.content_metadata} if data.content_metadata else meta
+        for scorer in self.scoring:
+            try:
+                scorer.pass_score_after_parsing(url, content, result)
+            except Exception as exc:  # noqa: BLE001 - Nutch logs scoring failures and goes on
+                LOG.warning("%s: could not pass score after parsing: %s", url, exc)
+        signature = self.signature.calculate(content, result)
+        data.content_metadata[DIGEST_KEY] = signature.hex()
+        now = now_millis()
+        rows: list[tuple[str, CrawlDatum]] = [(url, CrawlDatum(CrawlStatus.SIGNATURE, now, signature=signature))]
+        if self.meta_to_db:
+            found = {k: data.parse_metadata[k] for k in self.meta_to_db if k in data.parse_metadata}
+            if found:
+                rows.append((url, CrawlDatum(CrawlStatus.PARSE_META, now, metadata=found)))
+        page = ParsedPage(url, data, result.text, rows)
+        refresh = data.parse_metadata.get(REFRESH_URL)
+        if refresh:
+            self._redirect(page, refresh, data.parse_metadata.get(REFRESH_SECONDS, "0"), now)
+        raw = data.outlinks
+        kept = self.links.outlinks(url, raw)
+        data.outlinks = kept
+        if kept:
+            self._link_rows(url, result, kept, len(raw), now, rows)
+        return page
+
+    def _redirect(self, page: ParsedPage, target: str, seconds: str, now: int) -> None:
+        url = self.links.redirect(page.url, target)
+        if url is None:
+            return
+        temp = (int(seconds) if seconds.isdigit() else 0) < PERM_REFRESH_TIME
+        datum = CrawlDatum(_LINKED, now, 0, self.interval)
+        representative = page.url if temp else url
+        if representative != url:
+            datum.metadata[META_REPR_URL] = representative
+        page.crawl_parse.append((url, datum))
+        page.redirect, page.redirect_temp = url, temp
+
+    def _link_rows(self, url: str, result: ParseResult, kept: list[Outlink], all_count: int, now: int,
+                   rows: list[tuple[str, CrawlDatum]]) -> None:
+        interval = self.interval
+        targets = [(link.to_url, CrawlDatum(_LINKED, now, 0, interval, metadata=dict(link.metadata))
+                    if link.metadata else CrawlDatum(_LINKED, now, 0, interval)) for link in kept]
+        adjust: CrawlDatum | None = None
+        for scorer in self.scoring:
+            try:
+                initial = scorer.initial_score
+                for target, datum in targets:
+                    initial(target, datum)
+            except Exception as exc:  # noqa: BLE001 - Nutch falls back to score 0
+                LOG.warning("%s: could not set initial scores of outlinks, using 0: %s", url, exc)
+                for _, datum in targets:
+                    datum.score = 0.0
+        for scorer in self.scoring:
+            try:
+                adjust = scorer.distribute_score_to_outlinks(url, result, targets, adjust, all_count)
+            except Exception as exc:  # noqa: BLE001 - Nutch logs and goes on
+                LOG.warning("%s: could not distribute score to outlinks: %s", url, exc)
+        rows.extend(targets)
+        if adjust is not None:
+            rows.append((url, adjust))
+
+    def _signature_row(self, url: str, content: Content, meta: dict[str, str]) -> list[tuple[str, CrawlDatum]]:
+        try:
+            signature = self.signature.calculate(content, None)
+        except Exception as exc:  # noqa: BLE001 - a page without signature is still recorded
+            LOG.warning("%s: could not compute the signature: %s", url, exc)
+            return []
+        meta[DIGEST_KEY] = signature.hex()
+        return [(url, CrawlDatum(CrawlStatus.SIGNATURE, now_millis(), signature=signature))]
+
+    def _unparsed(self, url: str, content: Content, meta: dict[str, str], reason: str) -> ParsedPage:
+        rows = self._signature_row(url, content, meta)
+        data = ParseData(ParseStatusCode.NOTPARSED, "", [], meta, {}, reason)
+        return ParsedPage(url, data, ParseText(""), rows, skipped=reason)
+
+    def _failed(self, url: str, fetch_datum: CrawlDatum, content: Content, meta: dict[str, str],
+                reason: str) -> ParsedPage:
+        rows = self._signature_row(url, content, meta)
+        datum = fetch_datum.copy()
+        datum.status = CrawlStatus.PARSE_FAILED
+        datum.fetch_time = fetch_datum.fetch_time + 1
+        rows.append((url, datum))
+        data = ParseData(ParseStatusCode.FAILED, "", [], meta, {}, reason)
+        return ParsedPage(url, data, ParseText(""), rows, failed=reason)

@@ -1,0 +1,115 @@
+"""Parquet schemas of parse_data and parse_text, and the batched conversion of parsed pages to Arrow.
+
+parse_data (one row per parsed page, sorted by ``url``):
+
+==================  ======================================  ==========================================
+column              type                                    meaning
+==================  ======================================  ==========================================
+url                 string, not null                        the page (sort key)
+status              uint8, not null                         0 notparsed, 1 success, 2 failed
+status_message      string                                  failure or skip reason; meta refresh note
+title               string                                  page title
+outlinks            list<struct<url string, anchor string>> kept outlinks, normalized, in page order
+content_metadata    map<string, string>                     response headers and crawl facts
+parse_metadata      map<string, string>                     what the parser learned (meta tags …)
+==================  ======================================  ==========================================
+
+parse_text: ``url`` (string, not null, sort key) and ``text`` (large_string).
+crawl_parse uses the crawldb schema (:data:`~gossamer.store.crawldb_schema.CRAWLDB_SCHEMA`).
+
+:class:`PageBuffer` collects pages as plain Python lists and converts a whole batch
+at once: outlinks become one list array built from flat offsets, URLs and anchors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
+
+if TYPE_CHECKING:
+    from gossamer.crawl.parse.page import ParsedPage
+
+OUTLINK_TYPE = pa.struct([pa.field("url", pa.string(), nullable=False),
+                          pa.field("anchor", pa.string(), nullable=False)])
+METADATA_TYPE = pa.map_(pa.string(), pa.string())
+
+PARSE_DATA_SCHEMA = pa.schema([
+    pa.field("url", pa.string(), nullable=False),
+    pa.field("status", pa.uint8(), nullable=False),
+    pa.field("status_message", pa.string()),
+    pa.field("title", pa.string()),
+    pa.field("outlinks", pa.list_(pa.field("item", OUTLINK_TYPE, nullable=False))),
+    pa.field("content_metadata", METADATA_TYPE),
+    pa.field("parse_metadata", METADATA_TYPE),
+])
+PARSE_TEXT_SCHEMA = pa.schema([
+    pa.field("url", pa.string(), nullable=False),
+    pa.field("text", pa.large_string()),
+])
+SCHEMAS = {"parse_data": PARSE_DATA_SCHEMA, "parse_text": PARSE_TEXT_SCHEMA, "crawl_parse": CRAWLDB_SCHEMA}
+"""Every parse table and its schema, in the order they are installed (crawl_parse last)."""
+
+
+class PageBuffer:
+    """Rows of many pages as Python lists; :meth:`batches` turns them into three Arrow batches."""
+
+    def __init__(self, store_text: bool = True) -> None:
+        self.store_text = store_text
+        self.pages = 0
+        self.urls: list[str] = []
+        self.statuses: list[int] = []
+        self.messages: list[str | None] = []
+        self.titles: list[str] = []
+        self.offsets: list[int] = [0]
+        self.link_urls: list[str] = []
+        self.link_anchors: list[str] = []
+        self.content_meta: list[list[tuple[str, str]] | None] = []
+        self.parse_meta: list[list[tuple[str, str]] | None] = []
+        self.texts: list[str] = []
+        self.crawl: list[tuple[str, CrawlDatum]] = []
+
+    def add(self, page: ParsedPage) -> None:
+        """Buffer one page."""
+        data = page.parse_data
+        self.pages += 1
+        self.urls.append(page.url)
+        self.statuses.append(int(data.status))
+        self.messages.append(data.status_message or None)
+        self.titles.append(data.title)
+        links = data.outlinks
+        if links:
+            self.link_urls.extend([link.to_url for link in links])
+            self.link_anchors.extend([link.anchor for link in links])
+        self.offsets.append(len(self.link_urls))
+        self.content_meta.append(list(data.content_metadata.items()) if data.content_metadata else None)
+        self.parse_meta.append(list(data.parse_metadata.items()) if data.parse_metadata else None)
+        if self.store_text:
+            self.texts.append(page.parse_text.text)
+        self.crawl.extend(page.crawl_parse)
+
+    def batches(self) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
+        """``(parse_data, parse_text, crawl_parse)`` batches of everything buffered."""
+        links = pa.StructArray.from_arrays([pa.array(self.link_urls, pa.string()),
+                                            pa.array(self.link_anchors, pa.string())], fields=list(OUTLINK_TYPE))
+        outlinks = pa.ListArray.from_arrays(pa.array(self.offsets, pa.int32()), links,
+                                            type=PARSE_DATA_SCHEMA.field("outlinks").type)
+        data = pa.RecordBatch.from_arrays([
+            pa.array(self.urls, pa.string()),
+            pa.array(self.statuses, pa.uint8()),
+            pa.array(self.messages, pa.string()),
+            pa.array(self.titles, pa.string()),
+            outlinks,
+            pa.array(self.content_meta, METADATA_TYPE),
+            pa.array(self.parse_meta, METADATA_TYPE),
+        ], schema=PARSE_DATA_SCHEMA)
+        if self.store_text:
+            text = pa.RecordBatch.from_arrays([pa.array(self.urls, pa.string()),
+                                               pa.array(self.texts, pa.large_string())], schema=PARSE_TEXT_SCHEMA)
+        else:
+            text = pa.RecordBatch.from_pylist([], schema=PARSE_TEXT_SCHEMA)
+        crawl = datums_to_batch(self.crawl)
+        return data, text, crawl

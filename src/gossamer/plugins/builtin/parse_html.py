@@ -1,0 +1,195 @@
+"""Plugin ``parse-html``: HTML and XHTML with selectolax (lexbor), after Nutch's HtmlParser.
+
+What a parse yields (``ParseResult``):
+
+* ``text``: the document's visible text — every text node outside ``<script>`` and
+  ``<style>`` (the title included, as in Nutch), white space collapsed to single
+  spaces, one line;
+* ``title``: the first ``<title>`` of the head, white space collapsed;
+* ``outlinks``: see :mod:`~gossamer.plugins.builtin.parse_html_links` (absolute,
+  document order, against ``<base href>``); none when the robots meta says ``nofollow``;
+* parse metadata: the ``<meta>`` names and ``metatag.*`` keys
+  (:mod:`~gossamer.plugins.builtin.parse_html_meta`), ``robots``, ``canonical``
+  (``<link rel="canonical">``, absolute), ``caching.forbidden`` (the
+  ``parser.caching.forbidden.policy``, for ``noarchive``/``no-cache`` pages),
+  ``OriginalCharEncoding`` / ``CharEncodingForConversion`` (the codec used, see
+  :mod:`~gossamer.plugins.builtin.parse_charset`), and for a meta refresh
+  :data:`REFRESH_URL` (absolute target) and :data:`REFRESH_SECONDS`.
+
+A robots ``noindex`` empties text and title but keeps the page a success (Nutch).
+Hostile input is bounded: at most ``parser.html.max.bytes`` bytes are parsed, and a
+document whose block elements nest deeper than ``parser.html.max.depth`` is cut
+where it gets that deep (lexbor's tree building is quadratic in the depth of such
+nesting); either sets ``parse.truncated`` (``size`` / ``depth``).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from itertools import accumulate
+from typing import Any
+from urllib.parse import urljoin
+
+from selectolax.lexbor import LexborHTMLParser
+
+from gossamer.core.records import Content, ParseData, ParseStatusCode, ParseText
+from gossamer.core.settings import Settings
+from gossamer.plugins.api import Parser, ParseResult
+from gossamer.plugins.builtin.parse_charset import choose_charset
+from gossamer.plugins.builtin.parse_html_links import LinkExtractor
+from gossamer.plugins.builtin.parse_html_meta import MetaReader
+from gossamer.plugins.registry import PluginInfo
+
+REFRESH_URL = "refresh.url"
+"""Parse metadata key: absolute target of a meta refresh (the page signals a redirect)."""
+REFRESH_SECONDS = "refresh.seconds"
+"""Parse metadata key: delay of the meta refresh in whole seconds."""
+TRUNCATED = "parse.truncated"
+"""Parse metadata key: ``size`` or ``depth`` when only the start of the document was parsed."""
+CHARSET_KEYS = ("OriginalCharEncoding", "CharEncodingForConversion")
+"""Parse metadata keys holding the codec the document was decoded with (Nutch's names)."""
+
+_BLOCK_TAG = re.compile(  # block elements whose start tag makes lexbor scan the open-element stack
+    rb"<(/?)(?:d(?:iv|ir|l|ialog|etails)|a(?:rticle|side|ddress)|blockquote|center|f(?:ieldset|ig|ooter)"
+    rb"|h(?:eader|group)|m(?:ain|enu)|nav|ol|s(?:ection|ummary)|ul)[\s/>]")
+_STEP = {b"": 1, b"/": -1}
+_INVISIBLE = ["script", "style"]
+
+
+def nesting_cut(data: bytes, max_depth: int) -> int | None:
+    """Offset where block elements first nest deeper than ``max_depth``, or ``None``.
+
+    The depth is that of start and end tags of block elements (an end tag without
+    a start tag counts for nothing); it is computed with C-level iteration, and the
+    offset is only searched for when the limit is exceeded.
+    """
+    lowered = data.lower()
+    marks = _BLOCK_TAG.findall(lowered)
+    if len(marks) <= max_depth:
+        return None
+    sums = list(accumulate(map(_STEP.__getitem__, marks), initial=0))
+    if max(map(operator.sub, sums, accumulate(sums, min))) <= max_depth:
+        return None
+    depth = 0
+    for match in _BLOCK_TAG.finditer(lowered):
+        if match.group(1):
+            depth = depth - 1 if depth else 0
+        else:
+            depth += 1
+            if depth > max_depth:
+                return match.start()
+    return None
+
+
+def collapse(text: str) -> str:
+    """``text`` with every run of white space turned into one space, trimmed."""
+    return " ".join(text.split())
+
+
+class HtmlParser(Parser):
+    """HTML parser (see the module docstring); :meth:`parse_tree` also returns the DOM."""
+
+    content_types = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
+
+    def __init__(self, settings: Settings) -> None:
+        self.default_charset = settings.get_str("parser.character.encoding.default")
+        self.detect = settings.get_int("encodingdetector.charset.min.confidence") >= 0
+        self.max_bytes = settings.get_int("parser.html.max.bytes")
+        self.max_depth = settings.get_int("parser.html.max.depth")
+        self.caching_policy = settings.get_str("parser.caching.forbidden.policy")
+        self.meta = MetaReader(settings.get_list("metatags.names"))
+        self.links = LinkExtractor(
+            settings.get_list("parser.html.outlinks.ignore_tags"), settings.get_bool("parser.html.form.use_action"),
+            settings.get_int("db.max.anchor.length"),
+            settings.get_str("parser.html.outlinks.htmlnode_metadata_name").strip(),
+            settings.get_int("parser.outlink.cache.size"))
+
+    def parse(self, content: Content) -> ParseResult:
+        """Parse one HTML document."""
+        return self.parse_tree(content, keep_tree=False)[0]
+
+    def _bounded(self, data: bytes, notes: dict[str, str]) -> bytes:
+        if 0 <= self.max_bytes < len(data):
+            data = data[: self.max_bytes]
+            notes[TRUNCATED] = "size"
+        if self.max_depth > 0 and data.count(b"<") > 4 * self.max_depth:
+            cut = nesting_cut(data, self.max_depth)
+            if cut is not None:
+                data = data[:cut]
+                notes[TRUNCATED] = "depth"
+        return data
+
+    def parse_tree(self, content: Content, keep_tree: bool = True) -> tuple[ParseResult, Any]:
+        """Parse; also return the selectolax tree (unmodified when ``keep_tree``) for HtmlParseFilters."""
+        notes: dict[str, str] = {}
+        data = self._bounded(content.content, notes)
+        decoded = choose_charset(data, content.content_type, self.default_charset, self.detect, html=True)
+        tree = LexborHTMLParser(decoded.document)
+        meta = self.meta.read(tree)
+        parse_meta = meta.tags
+        parse_meta.update(notes)
+        parse_meta[CHARSET_KEYS[0]] = parse_meta[CHARSET_KEYS[1]] = decoded.charset
+        page_url = content.url
+        base = self._base(tree, content.base_url or page_url)
+        if meta.nofollow:
+            outlinks, canonical = [], self.links.canonical(tree, base)
+        else:
+            outlinks, canonical = self.links.extract(tree, base)
+        if canonical:
+            parse_meta["canonical"] = canonical
+        if meta.nocache:
+            parse_meta["caching.forbidden"] = self.caching_policy
+        message = ""
+        if meta.refresh_seconds is not None:
+            target = self._refresh_target(meta.refresh_target, base, page_url)
+            if target:
+                parse_meta[REFRESH_URL] = target
+                parse_meta[REFRESH_SECONDS] = str(meta.refresh_seconds)
+                message = f"meta refresh to {target} after {meta.refresh_seconds} s"
+        title = text = ""
+        if not meta.noindex:
+            title = self._title(tree)
+            work = tree.clone() if keep_tree else tree
+            work.strip_tags(_INVISIBLE)
+            root = work.root
+            text = collapse(root.text(separator=" ")) if root is not None else ""
+        data_out = ParseData(ParseStatusCode.SUCCESS, title, outlinks, {}, parse_meta, message)
+        return ParseResult(data_out, ParseText(text)), tree
+
+    @staticmethod
+    def _base(tree: LexborHTMLParser, url: str) -> str:
+        head = tree.head
+        node = head.css_first("base[href]") if head is not None else None
+        if node is not None:
+            href = (node.attributes.get("href") or "").strip()
+            if href:
+                try:
+                    return urljoin(url, href)
+                except ValueError:
+                    pass
+        return url
+
+    @staticmethod
+    def _refresh_target(target: str, base: str, page_url: str) -> str:
+        if not target:
+            return page_url
+        try:
+            return urljoin(base, target).partition("#")[0]
+        except ValueError:
+            return ""
+
+    @staticmethod
+    def _title(tree: LexborHTMLParser) -> str:
+        head = tree.head
+        node = head.css_first("title") if head is not None else None
+        return collapse(node.text()) if node is not None else ""
+
+
+PLUGIN = PluginInfo(
+    id="parse-html",
+    point="Parser",
+    factory=HtmlParser,
+    description="HTML/XHTML: text, title, outlinks, meta robots/refresh/tags (selectolax)",
+    aliases=("org.apache.nutch.parse.html.HtmlParser", "HtmlParser"),
+)
