@@ -17,7 +17,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import RESULTS_DIR, Benchmark, BenchOptions, inject_bench, updatedb_bench, urlchain_bench
+from bench import (
+    RESULTS_DIR,
+    Benchmark,
+    BenchOptions,
+    crawl_bench,
+    inject_bench,
+    polite_bench,
+    updatedb_bench,
+    urlchain_bench,
+)
 from bench.machine import machine_facts
 
 BENCHMARKS: dict[str, Benchmark] = {
@@ -25,6 +34,8 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(inject_bench.NAME, inject_bench.DESCRIPTION, inject_bench.run),
         Benchmark(urlchain_bench.NAME, urlchain_bench.DESCRIPTION, urlchain_bench.run),
         Benchmark(updatedb_bench.NAME, updatedb_bench.DESCRIPTION, updatedb_bench.run),
+        Benchmark(crawl_bench.NAME, crawl_bench.DESCRIPTION, crawl_bench.run),
+        Benchmark(polite_bench.NAME, polite_bench.DESCRIPTION, polite_bench.run),
     )
 }
 

@@ -113,3 +113,37 @@ def test_a_killed_fetch_leaves_the_segment_unfetched_and_can_be_rerun(cli, tmp_p
         assert result.code == 0, result.err
         assert pq.read_table(segment / "crawl_fetch").num_rows == 40
         assert not (segment / ".fetch-staging").exists()
+
+
+def test_conditional_get_in_the_next_round_gives_notmodified(cli, tmp_path: Path) -> None:
+    """Last-Modified and ETag of round 1 come back as If-Modified-Since / If-None-Match; 304 → db_notmodified."""
+    from aiohttp import web
+
+    last_modified = "Tue, 03 Nov 2026 10:00:00 GMT"
+
+    async def page(request: web.Request) -> web.Response:
+        if request.headers.get("If-None-Match") == '"v1"' or request.headers.get("If-Modified-Since") == last_modified:
+            return web.Response(status=304)
+        return web.Response(body=b"<html>page</html>", content_type="text/html",
+                            headers={"Last-Modified": last_modified, "ETag": '"v1"'})
+
+    with ThreadedSite() as site:
+        site.routes["/page"] = page
+        crawldb, segment = _segment(cli, tmp_path, [site.url("/page")])
+        assert cli("fetch", segment, "-processes", "1", *AGENT).code == 0
+        assert cli("updatedb", crawldb, segment).code == 0
+        dumped = cli("readdb", crawldb, "-url", site.url("/page")).out
+        assert "db_fetched" in dumped and "Modified time: Tue Nov 03 10:00:00 UTC 2026" in dumped
+        segments = tmp_path / "crawl" / "segments"
+        assert cli("generate", crawldb, segments, "-adddays", "31").code == 0
+        second = max(p for p in segments.iterdir() if p.name.isdigit())
+        assert second != segment
+        assert cli("fetch", second, "-processes", "1", *AGENT).code == 0
+        again = site.page_hits()[-1]
+        assert again.headers.get("If-Modified-Since") == last_modified
+        assert again.headers.get("If-None-Match") == '"v1"'
+    rows = pq.read_table(second / "crawl_fetch").to_pylist()
+    assert [CrawlStatus(r["status"]) for r in rows] == [CrawlStatus.FETCH_NOTMODIFIED]
+    assert cli("updatedb", crawldb, second).code == 0
+    stats = cli("readdb", crawldb, "-stats").out
+    assert stats_value(stats, "status 6 (db_notmodified)") == "1"

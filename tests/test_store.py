@@ -27,6 +27,7 @@ from gossamer.store import (
     part_of_url,
     recover,
 )
+from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.partitioning import hosts_of, parts_of_urls
 from gossamer.store.table import PartWriter, part_name
 
@@ -215,3 +216,13 @@ def test_reader_keeps_one_version_while_a_writer_installs(tmp_path: Path) -> Non
         assert reader.lookup("http://a3.example/").num_rows == 1
     with open_live(table_dir) as fresh:
         assert fresh.num_rows() == 30
+
+
+def test_batch_to_datums_reads_timestamps_of_any_unit() -> None:
+    """DuckDB hands Parquet timestamps back in microseconds: datums still get epoch milliseconds."""
+    datum = CrawlDatum(status=2, fetch_time=1_798_030_149_776, modified_time=1_793_700_000_000)
+    batch = datums_to_batch([("http://a.example/", datum)])
+    as_micros = pa.schema([pa.field(f.name, pa.timestamp("us", tz="UTC")) if pa.types.is_timestamp(f.type) else f
+                           for f in batch.schema])
+    ((_, back),) = batch_to_datums(batch.cast(as_micros))
+    assert (back.fetch_time, back.modified_time) == (datum.fetch_time, datum.modified_time)

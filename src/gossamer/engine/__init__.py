@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gossamer.core.settings import Settings, SettingsError
-from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext
+from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext, arange
 from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.sources import TableSource, TextSource
 
@@ -35,5 +35,6 @@ __all__ = [
     "TableSource",
     "TaskContext",
     "TextSource",
+    "arange",
     "run_job",
 ]

@@ -43,6 +43,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 
@@ -50,6 +51,16 @@ SRC_COLUMN = "_src"
 SEQ_COLUMN = "_seq"
 SEQ_SPLIT_SHIFT = 40
 """``_seq = split_index << 40 | row_in_split``: room for 10^12 rows per split."""
+
+
+_RANGE: list[pa.Array] = [pa.array([], pa.int64())]
+
+
+def arange(start: int, count: int) -> pa.Array:
+    """int64 ``start, start + 1, … start + count - 1``, built in Arrow (a cached ``0..n-1`` plus ``start``)."""
+    if len(_RANGE[0]) < count:
+        _RANGE[0] = pa.array(range(max(count, 65536)), pa.int64())
+    return pc.add(_RANGE[0].slice(0, count), pa.scalar(start, pa.int64()))
 
 
 class TaskContext:

@@ -37,6 +37,7 @@ from gossamer.engine.api import (
     JobResult,
     Split,
     TaskContext,
+    arange,
 )
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
 from gossamer.store.partitioning import PARTITIONER_NAME, parts_of_urls
@@ -107,7 +108,8 @@ class LocalEngine:
             budget = self._budget(workers)
             runs: dict[int, list[str]] = {p: [] for p in range(job.parts)}
             with _executor(workers) as pool:
-                for task_result in self._gather(pool, _run_map, map_tasks, budget, "map"):
+                map_sizes = [task.split.size_bytes() for task in map_tasks]
+                for task_result in self._gather(pool, _run_map, map_tasks, budget, "map", map_sizes):
                     counters, errors, part_runs = task_result
                     result.absorb(counters, errors, budget.error_limit)
                     for part, paths in part_runs.items():
@@ -116,7 +118,7 @@ class LocalEngine:
                     _ReduceTask(job, p, tuple(sorted(runs[p])), str(output_dir)) for p in range(job.parts)
                 ]
                 for counters, errors, part, rows in self._gather(
-                    pool, _run_reduce, reduce_tasks, budget, "reduce"
+                    pool, _run_reduce, reduce_tasks, budget, "reduce", [_reduce_size(t) for t in reduce_tasks]
                 ):
                     result.absorb(counters, errors, budget.error_limit)
                     result.rows_per_part[part] = rows
@@ -136,9 +138,13 @@ class LocalEngine:
         )
 
     def _gather(
-        self, pool: Executor, fn: Callable[..., Any], tasks: list[Any], budget: _Budget, phase: str
+        self, pool: Executor, fn: Callable[..., Any], tasks: list[Any], budget: _Budget, phase: str,
+        sizes: list[int] | None = None,
     ) -> Iterator[Any]:
-        futures: list[Future[Any]] = [pool.submit(fn, task, self.settings, budget) for task in tasks]
+        """Run ``tasks``, largest ``sizes`` first (less idle time at the end); yield results in task order."""
+        order = sorted(range(len(tasks)), key=lambda i: -sizes[i]) if sizes else range(len(tasks))
+        submitted = {i: pool.submit(fn, tasks[i], self.settings, budget) for i in order}
+        futures: list[Future[Any]] = [submitted[i] for i in range(len(tasks))]
         try:
             for done, future in enumerate(futures, start=1):
                 yield future.result()
@@ -187,6 +193,15 @@ def _check_copartitioned(job: Job) -> None:
                 f"{job.parts} parts/key {job.key}")
 
 
+def _reduce_size(task: _ReduceTask) -> int:
+    """Approximate input bytes of a reduce task: its spill runs and its parts of co-partitioned inputs."""
+    size = sum(os.path.getsize(path) for path in task.runs)
+    for item in task.job.inputs:
+        if item.copartitioned:
+            size += item.source.splits()[task.part].size_bytes()
+    return size
+
+
 def _input_bytes(job: Job) -> int:
     return sum(split.size_bytes() for item in job.inputs for split in item.source.splits())
 
@@ -213,8 +228,8 @@ def _tag(batch: pa.RecordBatch, job: Job, src: int, first_seq: int) -> pa.Table:
     """Cast to the shuffle schema and add ``_src``/``_seq``."""
     n = batch.num_rows
     columns = [batch.column(f.name).cast(f.type) for f in job.shuffle_schema]
-    columns.append(pa.array([src] * n, pa.int16()))
-    columns.append(pa.array(range(first_seq, first_seq + n), pa.int64()))
+    columns.append(pa.repeat(pa.scalar(src, pa.int16()), n))
+    columns.append(arange(first_seq, n))
     return pa.Table.from_arrays(columns, schema=job.internal_schema)
 
 

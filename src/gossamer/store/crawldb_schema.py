@@ -63,6 +63,13 @@ def datums_to_batch(
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
+def _epoch_ms(column: pa.Array | pa.ChunkedArray) -> list[int]:
+    """Epoch milliseconds of a timestamp column of any unit (DuckDB hands back microseconds)."""
+    if pa.types.is_timestamp(column.type) and column.type.unit != "ms":
+        column = column.cast(pa.timestamp("ms", tz=column.type.tz))
+    return column.cast(pa.int64()).to_pylist()
+
+
 def batch_to_datums(batch: pa.RecordBatch | pa.Table) -> list[tuple[str, CrawlDatum]]:
     """Turn crawldb rows into ``(url, datum)`` pairs (timestamps become epoch ms)."""
     n = batch.num_rows
@@ -70,12 +77,12 @@ def batch_to_datums(batch: pa.RecordBatch | pa.Table) -> list[tuple[str, CrawlDa
         return []
     urls = batch.column("url").to_pylist()
     status = batch.column("status").to_pylist()
-    fetch_time = batch.column("fetch_time").cast(pa.int64()).to_pylist()
+    fetch_time = _epoch_ms(batch.column("fetch_time"))
     retries = batch.column("retries").to_pylist()
     interval = batch.column("fetch_interval").to_pylist()
     score = batch.column("score").to_pylist()
     signature = batch.column("signature").to_pylist()
-    modified = batch.column("modified_time").cast(pa.int64()).to_pylist()
+    modified = _epoch_ms(batch.column("modified_time"))
     metadata = batch.column("metadata").to_pylist()
     return [
         (

@@ -277,6 +277,10 @@ class _Run:
             etag = dict((k.lower(), v) for k, v in exchange.response_headers).get("etag")
             if etag and fetch_status == CrawlStatus.FETCH_SUCCESS:
                 datum.metadata[META_ETAG] = etag
+        if fetch_status == CrawlStatus.FETCH_SUCCESS and 0 < status.last_modified <= datum.fetch_time:
+            # The server's Last-Modified (never a future one) becomes the page's modified time:
+            # the fetch schedule keeps it and the next fetch sends it back as If-Modified-Since.
+            datum.modified_time = status.last_modified
         if self.store_rs and isinstance(output, HttpOutput) and exchange is not None:
             datum.metadata[META_RESPONSE_TIME] = str(output.response_ms)
         if content is not None:

@@ -220,8 +220,11 @@ class HttpProtocol(Protocol):
         """Headers for one request: the fixed ones plus conditional-GET and cookie headers from ``datum``."""
         headers = dict(self.headers)
         if self.if_modified_since and datum.modified_time > 0:
-            moment = datetime.fromtimestamp(datum.modified_time / 1000, tz=UTC)
-            headers["If-Modified-Since"] = format_datetime(moment, usegmt=True)
+            try:
+                moment = datetime.fromtimestamp(datum.modified_time / 1000, tz=UTC)
+                headers["If-Modified-Since"] = format_datetime(moment, usegmt=True)
+            except (OverflowError, ValueError, OSError):  # a corrupt modified time: fetch unconditionally
+                pass
         etag = datum.metadata.get(META_ETAG)
         if etag:
             headers["If-None-Match"] = etag

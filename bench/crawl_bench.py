@@ -1,0 +1,303 @@
+"""The ``crawl`` benchmark: a politeness-free crawl of the local doc web, Gossamer against Scrapy and wget.
+
+Issue 4, point 6, first bullet. Setup (not measured): ``shared/localweb/serve.sh`` (started or
+checked; the many-hosts web is left as the last run configured it), Debian's ``wget`` if missing,
+Scrapy in the peers' venv ``.venv-peers`` (:mod:`bench.peers`). Seeds: the eleven doc hosts of
+``shared/localweb/seeds.txt``; the trap host is left out for every crawler, as run_peers.sh does.
+Then, in one run, each measured by :mod:`bench.measure` (wall, CPU of the whole process tree, peak
+tree RSS), with the CPU nginx used meanwhile (``server_cpu_s``) and the crawler's requests read back
+from the access log (``traffic``):
+
+1. ``gossamer_crawl``: ``gossamer crawl seeds -d <work>/crawl -r R -topN N -threads 64`` with
+   ``fetcher.server.delay=0``, ``fetcher.server.min.delay=0``, ``fetcher.threads.per.queue=16`` (64
+   requests in all, 16 per host: Scrapy's settings), ``db.ignore.external.links=true`` (the doc sites
+   link to the real internet, unreachable here), ``db.max.outlinks.per.page=-1`` (every link, as
+   Scrapy's LinkExtractor), ``http.content.limit`` 10 MiB (Scrapy's ``DOWNLOAD_MAXSIZE``): inject,
+   then R rounds of generate → fetch with inline parsing (WARC content, crawl_fetch, parse tables) →
+   updatedb. R and N are chosen so the crawl fetches about the target number of pages;
+2. ``gossamer_readdb``: ``gossamer readdb <crawldb> -stats`` (for the checks);
+3. ``scrapy``: ``shared/peers/scrapy_crawl.py --max-pages <target>`` (Spider + LinkExtractor, 64
+   concurrent, 16 per host, no delay, robots.txt obeyed, seed hosts only, JSON lines out);
+4. ``wget``: ``wget --mirror`` as run_peers.sh runs it (one connection, native code), stopped after
+   ``WGET_SECONDS`` — a reference for what one native-code connection does here.
+
+Pages: pages fetched, parsed and stored — Gossamer's ``parsed: success`` counts (its own
+summaries), Scrapy's items (HTML 200 responses it parsed and wrote), wget's saved HTML files.
+``pages_per_s`` divides them by the step's wall time (start-up, inject, generate and updatedb
+included for Gossamer); ``cpu_ms_per_page`` divides the tree's CPU time by them (= CPU seconds per
+1,000 pages). Goals: Gossamer at least 10x Scrapy's pages/s and not slower than wget.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench import MB, BenchOptions
+from bench import localweb as lw
+from bench.gossamer_crawl import AGENT_NAME, crawl_argv, crawl_phases, stats_counts
+from bench.inject_bench import dir_size, gossamer_executable
+from bench.measure import CommandError, Measurement, run_measured
+from bench.peers import (
+    SCRAPY_AGENT,
+    WGET_AGENT,
+    WGET_OK_EXITS,
+    ensure_debian_tools,
+    peers_python,
+    scrapy_argv,
+    scrapy_result,
+    wget_argv,
+    wget_counts,
+)
+from bench.steps import StepRunner
+
+NAME: str = "crawl"
+DESCRIPTION: str = "politeness-free crawl of the local doc web (20k pages): Gossamer vs Scrapy; wget reference"
+DEFAULT_PAGES, QUICK_PAGES = 20_000, 2_000
+WGET_SECONDS, QUICK_WGET_SECONDS = 60, 15
+THREADS, PER_HOST = 64, 16
+FIRST_ROUNDS_PAGES: int = 520
+"""Pages fetched by rounds 1 and 2 (the roots and what they link to), whatever -topN."""
+GOAL_VS_SCRAPY: float = 10.0
+GOAL_VS_WGET: float = 1.0
+REACHED_SHARE: float = 0.8
+"""A crawler must store at least this share of the target pages for its rate to count."""
+CRAWL_SETTINGS: dict[str, Any] = {
+    "http.agent.name": AGENT_NAME,
+    "fetcher.server.delay": 0,
+    "fetcher.server.min.delay": 0,
+    "fetcher.threads.per.queue": PER_HOST,
+    "db.ignore.external.links": True,
+    "db.max.outlinks.per.page": -1,
+    "http.content.limit": 10 * 1024 * 1024,
+}
+
+
+def log(message: str) -> None:
+    """Progress message on stderr."""
+    print(f"[crawl] {message}", file=sys.stderr, flush=True)
+
+
+def rounds_for(pages: int) -> tuple[int, int]:
+    """``(-r, -topN)`` for a crawl of about ``pages`` pages of the doc web.
+
+    Round 1 fetches the 11 roots and round 2 the ~510 pages they link to (both far below
+    ``-topN``); every later round has many more URLs due than ``-topN``, so it fetches ``-topN``.
+    Up to 5,000 pages: 3 rounds; beyond: 5.
+    """
+    rounds = 3 if pages <= 5_000 else 5
+    return rounds, max(100, -(-(pages - FIRST_ROUNDS_PAGES) // (rounds - 2)))
+
+
+class _Runner(StepRunner):
+    """StepRunner plus steps whose non-zero exit codes may be normal (``timeout`` stopping wget)."""
+
+    def step_allowing(self, name: str, argv: list[str], ok_codes: tuple[int, ...]) -> Measurement | None:
+        """Run a step; an exit code in ``ok_codes`` counts as success (recorded as ``exit_code``)."""
+        self.log(f"{name}: {' '.join(a if len(a) < 80 else '...' for a in argv)}")
+        try:
+            m = run_measured(argv, log_dir=self.log_dir, name=name, check=False)
+        except OSError as exc:
+            self.steps[name] = {"argv": argv, "error": f"cannot run: {exc}"}
+            return None
+        self.steps[name] = {**m.summary(self.items), "exit_code": m.returncode}
+        if m.returncode not in ok_codes:
+            self.steps[name]["error"] = str(CommandError(m))
+            self.log(f"{name} FAILED: exit code {m.returncode}")
+            return None
+        self.log(f"{name}: {m.wall_s:.2f} s wall, {m.peak_rss_bytes / MB:.0f} MB peak")
+        return m
+
+
+def _server_cpu_delta(before: float | None) -> float | None:
+    after = lw.server_cpu_seconds()
+    return round(after - before, 2) if before is not None and after is not None else None
+
+
+def _rate_fields(step: dict[str, Any], pages: int | None) -> dict[str, Any]:
+    """Add ``pages``, ``pages_per_s``, ``cpu_ms_per_page`` to a step dict (``urls_per_s`` = pages/s)."""
+    if not pages or "wall_s" not in step:
+        step.pop("urls_per_s", None)  # the target, not what the crawler did
+        return step
+    step["pages"] = pages
+    step["pages_per_s"] = round(pages / step["wall_s"], 1) if step["wall_s"] > 0 else None
+    step["urls_per_s"] = step["pages_per_s"]
+    step["cpu_ms_per_page"] = round(1000 * step["cpu_s"] / pages, 2)
+    step["peak_rss_mb"] = round(max(step["peak_tree_rss_mb"], step["max_rss_mb"]), 1)
+    return step
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
+
+
+def _gossamer(run: _Runner, work: Path, seeds: Path, pages: int) -> dict[str, Any]:
+    gossamer = gossamer_executable()
+    crawl_dir = work / "crawl"
+    rounds, top_n = rounds_for(pages)
+    argv = crawl_argv(gossamer, seeds, crawl_dir, rounds, CRAWL_SETTINGS, top_n=top_n, threads=THREADS)
+    access = lw.AccessLog()
+    cpu0 = lw.server_cpu_seconds()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with lw.LineClock(work / "logs" / "gossamer_crawl.stdout") as clock:
+        m = run.step("gossamer_crawl", argv, env=env)
+    server_cpu = _server_cpu_delta(cpu0)
+    phases = crawl_phases(clock.lines)
+    traffic = lw.crawler_requests(access.requests(), AGENT_NAME)
+    facts: dict[str, Any] = {"rounds": rounds, "top_n": top_n, "phases": phases, "traffic": traffic.to_dict()}
+    step = run.steps["gossamer_crawl"]
+    step["server_cpu_s"] = server_cpu
+    totals = phases["totals"]
+    _rate_fields(step, totals["parsed_success"] if m is not None else None)
+    if m is not None and totals["fetch_s"]:
+        facts["fetch_phase_pages_per_s"] = round(totals["parsed_success"] / totals["fetch_s"], 1)
+    stats = run.step("gossamer_readdb", [gossamer, "readdb", str(crawl_dir / "crawldb"), "-stats"]) \
+        if m is not None else None
+    facts["readdb"] = stats_counts(stats.stdout) if stats is not None else {}
+    run.steps.get("gossamer_readdb", {}).pop("urls_per_s", None)
+    segments = sorted((crawl_dir / "segments").glob("*")) if (crawl_dir / "segments").is_dir() else []
+    facts["sizes"] = {"crawl_dir": dir_size(crawl_dir),
+                      "warc_files": sum(1 for s in segments for _ in (s / "content").glob("*.warc.gz")),
+                      "segments": len(segments),
+                      "segments_with_parse_data": sum(1 for s in segments if (s / "parse_data").is_dir())}
+    _check_gossamer(run, facts, traffic, pages, m is not None)
+    return facts
+
+
+def _check_gossamer(run: _Runner, facts: dict[str, Any], traffic: lw.CrawlerTraffic, pages: int, ok: bool) -> None:
+    totals = facts["phases"]["totals"]
+    parsed = totals["parsed_success"]
+    run.check("gossamer_pages_reached", ok and parsed >= REACHED_SHARE * pages,
+              f"{parsed:,} pages parsed and stored; target {pages:,} (at least {REACHED_SHARE:.0%})")
+    run.check("gossamer_robots_obeyed", ok and traffic.robots_violation_count == 0,
+              f"{traffic.robots_violation_count} requests under robots.txt Disallow rules "
+              f"{traffic.robots_violations[:3]}")
+    off_seeds = sorted(h for h in traffic.by_host if h == lw.TRAP_HOST or lw.MANY_HOST.match(h))
+    run.check("gossamer_seed_hosts_only", ok and not off_seeds, f"requests to other hosts: {off_seeds}")
+    sizes = facts["sizes"]
+    stored = sizes["warc_files"] > 0 and sizes["segments_with_parse_data"] == sizes["segments"] > 0
+    run.check("gossamer_stored", ok and stored,
+              f"{sizes['segments']} segments, {sizes['segments_with_parse_data']} with parse_data, "
+              f"{sizes['warc_files']} WARC files")
+    fetched_db = facts["readdb"].get("db_fetched")
+    success = totals["fetch_success"]
+    run.check("gossamer_crawldb_fetched", ok and fetched_db == success,
+              f"readdb db_fetched {fetched_db}, fetch_success over all rounds {success}")
+    close = abs(traffic.pages_200 - success) <= max(5, 0.01 * success)
+    run.check("gossamer_log_agrees", ok and close,
+              f"access log: {traffic.pages_200} responses 200 (robots.txt aside) to {AGENT_NAME}; "
+              f"crawl summaries: {success} fetch_success")
+
+
+def _scrapy(run: _Runner, work: Path, seeds: Path, pages: int) -> dict[str, Any]:
+    python, version = peers_python()
+    if python is None:
+        run.steps["scrapy"] = {"error": version}
+        run.check("scrapy_pages_reached", False, version)
+        return {"error": version}
+    access = lw.AccessLog()
+    cpu0 = lw.server_cpu_seconds()
+    m = run.step("scrapy", scrapy_argv(python, seeds, pages, work / "scrapy.jsonl", work / "scrapy-stats.json"))
+    server_cpu = _server_cpu_delta(cpu0)
+    traffic = lw.crawler_requests(access.requests(), SCRAPY_AGENT)
+    result = scrapy_result(m.stdout) if m is not None else None
+    step = run.steps["scrapy"]
+    step["server_cpu_s"] = server_cpu
+    items = result["items"] if result else None
+    _rate_fields(step, items)
+    run.check("scrapy_pages_reached", bool(items and items >= REACHED_SHARE * pages),
+              f"{items} items; target {pages:,}")
+    return {"version": version, "result": result, "traffic": traffic.to_dict()}
+
+
+def _wget(run: _Runner, work: Path, seeds: Path, hosts: list[str], seconds: int) -> dict[str, Any]:
+    problems = ensure_debian_tools({"wget": "wget", "timeout": "coreutils"})
+    if problems:
+        run.steps["wget"] = {"error": "; ".join(problems)}
+        run.check("wget_ran", False, "; ".join(problems))
+        return {"error": problems}
+    access = lw.AccessLog()
+    cpu0 = lw.server_cpu_seconds()
+    mirror = work / "wget-mirror"
+    m = run.step_allowing("wget", wget_argv(seeds, hosts, mirror, seconds), WGET_OK_EXITS)
+    server_cpu = _server_cpu_delta(cpu0)
+    shutil.rmtree(mirror, ignore_errors=True)
+    traffic = lw.crawler_requests(access.requests(), WGET_AGENT)
+    counts = wget_counts(m.stderr + m.stdout) if m is not None else {}
+    step = run.steps["wget"]
+    step["server_cpu_s"] = server_cpu
+    _rate_fields(step, counts.get("html_pages"))
+    run.check("wget_ran", bool(counts.get("html_pages")), f"{counts.get('html_pages')} HTML pages saved in "
+                                                          f"{seconds} s")
+    return {"seconds_limit": seconds, "counts": counts, "traffic": traffic.to_dict()}
+
+
+def _goals(steps: dict[str, dict[str, Any]], pages: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    g, s, w = steps.get("gossamer_crawl", {}), steps.get("scrapy", {}), steps.get("wget", {})
+    rate = {k: v.get("pages_per_s") for k, v in (("gossamer", g), ("scrapy", s), ("wget", w))}
+    cpu = {k: v.get("cpu_ms_per_page") for k, v in (("gossamer", g), ("scrapy", s), ("wget", w))}
+    rss = {k: v.get("peak_rss_mb") for k, v in (("gossamer", g), ("scrapy", s), ("wget", w))}
+    ratios = {
+        "gossamer_vs_scrapy_pages_per_s": _ratio(rate["gossamer"], rate["scrapy"]),
+        "gossamer_vs_wget_pages_per_s": _ratio(rate["gossamer"], rate["wget"]),
+        "gossamer_vs_scrapy_cpu_per_page": _ratio(cpu["gossamer"], cpu["scrapy"]),
+        "gossamer_vs_wget_cpu_per_page": _ratio(cpu["gossamer"], cpu["wget"]),
+        "gossamer_vs_scrapy_peak_rss": _ratio(rss["gossamer"], rss["scrapy"]),
+    }
+    reached = g.get("pages", 0) >= REACHED_SHARE * pages and "error" not in g
+    vs_scrapy, vs_wget = ratios["gossamer_vs_scrapy_pages_per_s"], ratios["gossamer_vs_wget_pages_per_s"]
+    goals = [
+        {"goal": f"Gossamer pages/s >= {GOAL_VS_SCRAPY:g}x Scrapy's in the same run", "ratio": vs_scrapy,
+         "value": rate["gossamer"], "met": bool(reached and vs_scrapy is not None and vs_scrapy >= GOAL_VS_SCRAPY)},
+        {"goal": "Gossamer pages/s not below wget --mirror's", "ratio": vs_wget, "value": rate["gossamer"],
+         "met": bool(reached and vs_wget is not None and vs_wget >= GOAL_VS_WGET)},
+    ]
+    return ratios, goals
+
+
+def _run_in(work: Path, pages: int, opts: BenchOptions) -> dict[str, Any]:
+    run = _Runner(work / "logs", pages, log)
+    many = lw.current_many()
+    generated = lw.many_generated()
+    try:
+        served = lw.serve(many, generated["pages"] if generated and many else None)
+    except RuntimeError as exc:
+        run.check("localweb_up", False, str(exc))
+        return {"params": {"pages": pages}, "steps": run.steps, "checks": run.checks, "goals": []}
+    log(f"local web up ({served['seconds']} s)")
+    seeds = work / "seeds.txt"
+    seed_list = lw.doc_seeds(seeds)
+    hosts = lw.seed_hosts(seed_list)
+    wget_seconds = QUICK_WGET_SECONDS if opts.quick else WGET_SECONDS
+    result: dict[str, Any] = {
+        "params": {"pages": pages, "seeds": seed_list, "excluded_hosts": [lw.TRAP_HOST], "threads": THREADS,
+                   "per_host": PER_HOST, "settings": CRAWL_SETTINGS, "wget_seconds": wget_seconds,
+                   "quick": opts.quick, "gossamer": gossamer_executable(),
+                   "workdir": str(work) if opts.keep else None},
+        "localweb": {"serve_s": served["seconds"], "many_hosts_left_as": many},
+    }
+    result["gossamer"] = _gossamer(run, work, seeds, pages)
+    result["scrapy"] = _scrapy(run, work, seeds, pages)
+    result["wget"] = _wget(run, work, seeds, hosts, wget_seconds)
+    ratios, goals = _goals(run.steps, pages)
+    result.update({"steps": run.steps, "ratios": ratios, "checks": run.checks, "goals": goals})
+    return result
+
+
+def run(opts: BenchOptions) -> dict[str, Any]:
+    """Run the benchmark in a fresh directory under ``opts.workdir``; ``--urls`` sets the page target."""
+    pages = opts.urls or (QUICK_PAGES if opts.quick else DEFAULT_PAGES)
+    if opts.workdir is not None:
+        opts.workdir.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="gossamer-bench-crawl-", dir=opts.workdir))
+    try:
+        return _run_in(work, pages, opts)
+    finally:
+        if opts.keep:
+            log(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
