@@ -147,3 +147,20 @@ def test_conditional_get_in_the_next_round_gives_notmodified(cli, tmp_path: Path
     assert cli("updatedb", crawldb, second).code == 0
     stats = cli("readdb", crawldb, "-stats").out
     assert stats_value(stats, "status 6 (db_notmodified)") == "1"
+
+
+def test_fetch_processes_get_balanced_shares_of_hosts(cli, tmp_path: Path) -> None:
+    """Largest host first onto the least loaded process: a:6 | b:4 + c:3 (a hash could pair a with b)."""
+    from gossamer.core.settings import load_settings
+    from gossamer.crawl.fetch.job import balanced_shares, share_of
+
+    urls = [f"http://{host}.example/{i}" for host, n in (("a", 6), ("b", 4), ("c", 3)) for i in range(n)]
+    _, segment = _segment(cli, tmp_path, urls)
+    settings = load_settings()
+    shares = balanced_shares(segment / "crawl_generate", settings, 2)
+    assert len(shares) == 3
+    owners = [share_of(settings, 2, i, shares) for i in range(2)]
+    counts = [sum(1 for url in urls if owns(url)) for owns in owners]
+    assert sorted(counts) == [6, 7]
+    for host in ("a", "b", "c"):  # a host is in exactly one share
+        assert sum(owns(f"http://{host}.example/x") for owns in owners) == 1

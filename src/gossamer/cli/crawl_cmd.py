@@ -82,7 +82,7 @@ def crawl_command(
     = None,
     crawl_dir: Annotated[Path, typer.Option("-d", "--dir", help="crawl directory")] = Path("crawl"),
     rounds: Annotated[int, typer.Option("-r", "--rounds", help="generate/fetch/parse/updatedb rounds")] = 1,
-    top_n: Annotated[int | None, typer.Option("-topN", "--top-n", help="URLs per round")] = None,
+    top_n: Annotated[int, typer.Option("-topN", "--top-n", help="URLs per round (bin/crawl's default)")] = 50_000,
     threads: Annotated[int | None, typer.Option("-threads", "--threads",
                                                 help="parallel requests in all (fetcher.threads.fetch)")] = None,
     index: Annotated[bool, typer.Option("--index", "-i", help="index the crawl after the last round")] = False,
@@ -90,7 +90,8 @@ def crawl_command(
     """Crawl: inject the seeds, then rounds of generate, fetch (+parse) and updatedb.
 
     Stops after the given number of rounds or when nothing is due.  Set
-    http.agent.name first (in <crawl_dir>/gossamer.toml or with -D).
+    http.agent.name first (in <crawl_dir>/gossamer.toml or with -D).  As bin/crawl,
+    each fetch stops after 180 minutes unless fetcher.timelimit.mins is set.
 
     Examples:
 

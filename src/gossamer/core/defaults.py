@@ -257,6 +257,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("fetcher.parse", False, "bool",
              "Parse content during the fetch instead of a separate parse step"),
     Property("fetcher.store.content", True, "bool", "Store fetched content in the segment"),
+    Property("fetcher.warc.compression.level", 3, "int",
+             "gzip level (1-9) of the segment's WARC files: 3 writes about 20% more bytes than 9 "
+             "at several times the speed"),
     Property("fetcher.signature", False, "bool",
              "Compute the signature from raw content at fetch time even without parsing"),
     Property("fetcher.store.robotstxt", False, "bool",

@@ -6,7 +6,10 @@ directory's standard layout (``crawldb/``, ``segments/``), and stops after
 it parses while fetching (as ``fetcher.parse=true``) unless ``fetcher.parse``
 was set explicitly, which saves re-reading every page from the WARC files; with
 ``fetcher.parse=false`` a separate parse step runs after each fetch, as in Nutch.
-Each step's report goes to a :class:`CrawlListener` (the CLI prints them).  A
+As ``bin/crawl`` does, each fetch is limited to ``fetcher.timelimit.mins`` =
+:data:`DEFAULT_FETCH_MINUTES` unless that setting was given (URLs not reached
+stay due for the next round).  Each step's report goes to a :class:`CrawlListener`
+(the CLI prints them).  A
 step that fails raises; everything before it is installed and stays usable,
 and running the same command again goes on from there.
 """
@@ -25,13 +28,18 @@ from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
 from gossamer.store.layout import CrawlLayout
 
+DEFAULT_TOP_N = 50_000
+"""URLs per round when ``-topN`` is not given (``bin/crawl``'s ``--size-fetchlist``)."""
+DEFAULT_FETCH_MINUTES = 180
+"""Fetch time limit per round unless ``fetcher.timelimit.mins`` is set (``bin/crawl``'s ``--time-limit-fetch``)."""
+
 
 @dataclass(frozen=True)
 class CrawlOptions:
     """Options of ``crawl``: rounds, ``-topN`` per round, total fetch ``threads``, processes."""
 
     rounds: int = 1
-    top_n: int | None = None
+    top_n: int | None = DEFAULT_TOP_N
     threads: int | None = None
     processes: int | None = None
     seeds: Path | None = None
@@ -84,6 +92,8 @@ def crawl(crawl_dir: Path, settings: Settings, options: CrawlOptions, listener: 
     """Run the crawl loop in ``crawl_dir`` (see the module docstring)."""
     layout = CrawlLayout(crawl_dir)
     report = CrawlReport()
+    if settings.origin("fetcher.timelimit.mins") == "default":
+        settings = settings.with_values([("fetcher.timelimit.mins", DEFAULT_FETCH_MINUTES)], "crawl")
     started = time.monotonic()
     if options.seeds is not None:
         listener.injected(inject(layout.crawldb, options.seeds, settings, InjectOptions()))

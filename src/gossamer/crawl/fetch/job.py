@@ -1,9 +1,10 @@
 """The ``fetch`` job: fetch a segment's fetch list with one polite async loop per process.
 
 The hosts of the fetch list are split between ``P`` processes (``fetcher.processes``,
-default one per core) by the same host/domain/IP hash that partitions fetch
-lists, so a host is only ever fetched by one process and politeness holds across
-them; a redirect to a host another process owns is recorded for the next round.
+default one per core) by queue key (host, domain or IP), balanced by URL count
+(:func:`balanced_shares`), so a host is only ever fetched by one process and
+politeness holds across them; a redirect to a host another process owns is
+recorded for the next round.
 Each process streams its share of ``crawl_generate`` (hosts interleaved, see
 :func:`~gossamer.crawl.segments.fetch_order`) through
 :func:`~gossamer.crawl.fetch.fetcher.fetch_all` into a
@@ -106,10 +107,49 @@ def process_count(settings: Settings, requested: int | None) -> int:
     return max(1, count if count > 0 else (os.cpu_count() or 1))
 
 
-def share_of(settings: Settings, processes: int, index: int) -> Callable[[str], bool]:
-    """A predicate telling whether a URL's host (domain, IP) is fetched by process ``index``."""
+def balanced_shares(generate_dir: Path, settings: Settings, processes: int) -> dict[int, int]:
+    """Queue key → fetch process, so that every process gets about as many URLs.
+
+    The keys (hashes of host, domain or IP as ``partition.url.mode`` says) are
+    counted over the fetch list and handed out largest first, each to the process
+    with the fewest URLs so far (longest-processing-time scheduling).  A host thus
+    stays in one process, and one big host no longer shares a process with others
+    by the luck of a hash.
+    """
     key = partition_key_function(settings.get_str("partition.url.mode"), settings.get_int("partition.url.seed"))
-    return lambda url: key(url) % processes == index
+    per_key: Counter[int] = Counter()
+    with TableVersion(generate_dir) as version:
+        for index in range(version.parts):
+            for batch in version.iter_part(index, 65536, columns=["url", "host"]):
+                hosts = batch.column("host").to_pylist()
+                urls = batch.column("url")
+                first = dict(zip(reversed(hosts), range(len(hosts) - 1, -1, -1), strict=True))
+                for host, count in Counter(hosts).items():
+                    per_key[key(urls[first[host]].as_py())] += count
+    loads = [0] * processes
+    shares: dict[int, int] = {}
+    for queue_key, count in sorted(per_key.items(), key=lambda kv: (-kv[1], kv[0])):
+        target = min(range(processes), key=loads.__getitem__)
+        shares[queue_key] = target
+        loads[target] += count
+    return shares
+
+
+def share_of(settings: Settings, processes: int, index: int,
+             shares: dict[int, int] | None = None) -> Callable[[str], bool]:
+    """A predicate telling whether a URL's host (domain, IP) is fetched by process ``index``.
+
+    ``shares`` (from :func:`balanced_shares`) decides for the keys it holds; other
+    keys (redirect targets on hosts not in the fetch list) go by ``key % processes``.
+    """
+    key = partition_key_function(settings.get_str("partition.url.mode"), settings.get_int("partition.url.seed"))
+    table = shares or {}
+
+    def owns(url: str) -> bool:
+        queue_key = key(url)
+        return table.get(queue_key, queue_key % processes) == index
+
+    return owns
 
 
 def fetch_list(generate_dir: Path, owns: Callable[[str], bool], batch_rows: int = 4096
@@ -124,10 +164,10 @@ def fetch_list(generate_dir: Path, owns: Callable[[str], bool], batch_rows: int 
 
 
 def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
-                 updates: Any) -> dict[str, Any]:
+                 updates: Any, shares: dict[int, int] | None = None) -> dict[str, Any]:
     """Run one process's fetch loop into part ``index``; returns its counts (picklable)."""
     staging = segment / STAGING
-    owns = share_of(settings, processes, index)
+    owns = share_of(settings, processes, index, shares)
     sink = SegmentSink(staging, index, settings, parse, settings.get_bool("fetcher.store.content"),
                        f"{segment.name}-{index:05d}")
     per_process = settings.with_values([("fetcher.threads.fetch", threads)], "fetch job (threads per process)")
@@ -149,9 +189,9 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
 
 
 def _child(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
-           updates: Any, results: Any) -> None:
+           updates: Any, results: Any, shares: dict[int, int]) -> None:
     try:
-        results.put((index, _fetch_share(segment, settings, processes, index, threads, parse, updates), ""))
+        results.put((index, _fetch_share(segment, settings, processes, index, threads, parse, updates, shares), ""))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the job
         results.put((index, None, f"{type(exc).__name__}: {exc}"))
 
@@ -160,8 +200,9 @@ def _run_processes(segment: Path, settings: Settings, processes: int, threads: i
                    progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
     context = multiprocessing.get_context("spawn")
     updates, results = context.Queue(), context.Queue()
+    shares = balanced_shares(segment / "crawl_generate", settings, processes)
     children = [context.Process(target=_child, name=f"gossamer-fetch-{i}", daemon=True,
-                                args=(segment, settings, processes, i, threads, parse, updates, results))
+                                args=(segment, settings, processes, i, threads, parse, updates, results, shares))
                 for i in range(processes)]
     for child in children:
         child.start()

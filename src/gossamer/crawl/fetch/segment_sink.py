@@ -61,7 +61,9 @@ class SegmentSink:
             row_group_rows=settings.get_int("store.row.group.rows"),
             compression=settings.get_str("store.compression"))
         self.warc = WarcFileWriter(staging / CONTENT, prefix=warc_prefix,
-                                   info={"isPartOf": staging.parent.name}) if store_content else None
+                                   info={"isPartOf": staging.parent.name},
+                                   compression_level=settings.get_int("fetcher.warc.compression.level")
+                                   ) if store_content else None
         self.parser: Any = None
         self.parse_outputs: Any = None
         if parse:

@@ -61,13 +61,16 @@ def payload_digest(body: bytes) -> str:
 class WarcFileWriter:
     """Writes HTTP exchanges to rotating ``.warc.gz`` files in ``directory`` (created if missing).
 
-    Not thread-safe; one writer per fetch process.  ``max_bytes`` ≤ 0 disables rotation.
+    Not thread-safe; one writer per fetch process.  ``max_bytes`` ≤ 0 disables rotation;
+    ``compression_level`` is the gzip level (1 fastest … 9 smallest).
     ``files`` lists every file written so far.  Use as a context manager or call :meth:`close`.
     """
 
     def __init__(self, directory: Path, prefix: str = "gossamer", max_bytes: int = 1 << 30,
-                 software: str = "Gossamer", info: dict[str, str] | None = None) -> None:
+                 software: str = "Gossamer", info: dict[str, str] | None = None,
+                 compression_level: int = 3) -> None:
         self.directory = Path(directory)
+        self.compression_level = min(9, max(1, compression_level))
         self.directory.mkdir(parents=True, exist_ok=True)
         self.prefix = prefix
         self.max_bytes = max_bytes
@@ -89,7 +92,7 @@ class WarcFileWriter:
         if self._gzip is None:
             path = self.directory / f"{self.prefix}-{self._stamp}-{len(self.files):05d}.warc.gz"
             self._raw = open(path, "wb")  # noqa: SIM115 - closed in _close_file
-            self._gzip = GzipWriter(self._raw)
+            self._gzip = GzipWriter(self._raw, compression_level=self.compression_level)
             self.files.append(path)
             fields = {"software": self.software, "format": "WARC File Format 1.1", **self.info}
             record = WarcRecord()
