@@ -19,7 +19,8 @@ def _web(site: Site) -> None:
     site.route("/robots.txt", body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"})
     site.route("/", body=b"<html><head><title>Home</title></head><body><a href='/a.html'>A</a> "
                          b"<a href='/private/s.html'>secret</a> <a href='/loop/1'>loop</a> "
-                         b"<a href='http://example.org/'>out</a></body></html>", headers=html)
+                         b"<a href='http://example.org/'>out</a> <a href='/offsite'>away</a></body></html>",
+               headers=html)
     site.route("/a.html", body=b"<html><body><a href='b.html'>B</a> <a href='/missing.html'>gone</a>"
                                b"</body></html>", headers=html)
     site.route("/b.html", body=b"<html><head><meta http-equiv='refresh' content='0; url=/c.html'></head>"
@@ -31,25 +32,27 @@ def _web(site: Site) -> None:
 
 
 def test_crawl_three_rounds(cli, tmp_path: Path) -> None:
-    with ThreadedSite() as site:
+    with ThreadedSite() as site, ThreadedSite("127.0.0.3") as elsewhere:
         _web(site)
+        site.route("/offsite", 302, headers={"Location": elsewhere.url("/")})  # external: ignored as a link
         seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
         crawl_dir = tmp_path / "crawl"
         result = cli("crawl", seeds, "-d", crawl_dir, "-r", "4", *SETTINGS)
         assert result.code == 0, result.err
         paths = [h.path for h in site.hits]
+        assert not elsewhere.hits  # db.ignore.also.redirects: the offsite redirect target is never recorded
     assert "/private/s.html" not in paths and "/c.html" in paths and "/loop/2" in paths
     assert result.out.count("== round") == 4
     fetched = sum(int(n.replace(",", "")) for n in re.findall(r"Fetcher: segment \d+: ([\d,]+) pages", result.out))
     stats = cli("readdb", crawl_dir / "crawldb", "-stats").out
     total = int(stats_value(stats, "TOTAL urls"))
     # every URL the crawldb knows was fetched once, except the robots-denied page, which is db_gone too
-    assert fetched == total == 8
+    assert fetched == total == 9
     assert stats_value(stats, "status 2 (db_fetched)") == "4"  # /, a, b, c
     assert stats_value(stats, "status 3 (db_gone)") == "2"  # private (robots), missing (404)
-    assert stats_value(stats, "status 4 (db_redir_temp)") == "2"  # the loop
+    assert stats_value(stats, "status 4 (db_redir_temp)") == "3"  # the loop, offsite
     urls = pq.read_table(crawl_dir / "crawldb" / "current").column("url").to_pylist()
-    assert not [u for u in urls if "example.org" in u]
+    assert not [u for u in urls if "example.org" in u or "127.0.0.3" in u]
     segments = sorted(p for p in (crawl_dir / "segments").iterdir() if p.name.isdigit())
     for segment in segments:
         assert (segment / "parse_data" / "_SUCCESS").is_file() and (segment / "crawl_fetch" / "_SUCCESS").is_file()

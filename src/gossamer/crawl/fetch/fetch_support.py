@@ -84,14 +84,18 @@ class FetchRobots:
 class RedirectTargets:
     """URL processing of the fetcher: redirect targets and (optionally) fetch-list URLs.
 
-    ``target(url)`` normalizes and filters a redirect target (scope ``fetcher``, always
-    on, as Nutch); ``input_url(url)`` applies fetcher.normalize.urls /
+    ``target(url, source)`` normalizes and filters a redirect target (scope ``fetcher``,
+    always on, as Nutch) and, with ``db.ignore.also.redirects``, drops it when
+    ``db.ignore.external.links`` / ``db.ignore.internal.links`` would drop a link from
+    ``source`` to it; ``input_url(url)`` applies fetcher.normalize.urls /
     fetcher.filter.urls to fetch-list entries.  Both return None to reject.
     """
 
-    def __init__(self, target: Callable[[str], str | None], input_url: Callable[[str], str | None]) -> None:
+    def __init__(self, target: Callable[[str], str | None], input_url: Callable[[str], str | None],
+                 scope: Callable[[str, str], bool] | None = None) -> None:
         self._target = target
         self._input = input_url
+        self._scope = scope
 
     @staticmethod
     def _safe(step: Callable[[str], str | None]) -> Callable[[str], str | None]:
@@ -116,16 +120,28 @@ class RedirectTargets:
             input_step = cls._safe(lambda u: inputs.filter(inputs.normalize(u)))
         else:
             input_step = _identity
-        return cls(cls._safe(lambda u: chain.filter(chain.normalize(u))), input_step)
+        scope: Callable[[str, str], bool] | None = None
+        if settings.get_bool("db.ignore.also.redirects"):
+            from gossamer.plugins.api import URLExemptionFilter
+            from gossamer.plugins.support.linkscope import LinkScope
+
+            link_scope = LinkScope(settings, repository.chain(URLExemptionFilter))
+            if link_scope.ignore_external or link_scope.ignore_internal:
+                scope = link_scope.keep
+        return cls(cls._safe(lambda u: chain.filter(chain.normalize(u))), input_step, scope)
 
     @classmethod
     def passthrough(cls) -> RedirectTargets:
         """Accept every URL unchanged (tests, callers that filtered already)."""
         return cls(_identity, _identity)
 
-    def target(self, url: str) -> str | None:
-        """The processed redirect target, or None."""
-        return self._target(url)
+    def target(self, url: str, source: str | None = None) -> str | None:
+        """The processed redirect target of a redirect from ``source``, or None."""
+        accepted = self._target(url)
+        if accepted is not None and source is not None and self._scope is not None \
+                and not self._scope(source, accepted):
+            return None
+        return accepted
 
     def input_url(self, url: str) -> str | None:
         """The processed fetch-list URL, or None."""

@@ -235,7 +235,7 @@ class _Run:
             after.append(lambda: self.queues.delay_until(item.queue_id, when))
 
     async def redirect(self, item: FetchItem, target: str, temp: bool) -> list[tuple[str, CrawlDatum]]:
-        accepted = self.redirects.target(target)
+        accepted = self.redirects.target(target, item.url)
         if accepted is None or accepted == item.url:
             return []
         repr_url = representative_url(item.url, accepted, temp)
