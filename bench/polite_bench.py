@@ -6,12 +6,12 @@ N), in a fresh crawl directory:
 1. setup (not measured): ``LOCALWEB_MANY=<hosts> shared/localweb/serve.sh`` (the doc hosts stay
    served; the many-hosts web is generated once per size, ~0.57 MB per host) and the seeds from
    ``many-seeds.sh``; the ``robots.txt`` kind and page counts of every host come from ``hosts.tsv``;
-2. ``crawl_<hosts>``: ``gossamer crawl seeds -d <work>/crawl-<hosts> -r 3 -threads T`` with Nutch's
-   default politeness — ``fetcher.server.delay=5`` (``--quick``: 1 s, see below), one connection per
-   host (``fetcher.threads.per.queue=1``), robots.txt obeyed — and ``fetcher.queue.readahead`` =
-   max(10,000, 10 x hosts); T = min(hosts, 1,000) (the needed concurrency is rate x latency, far
-   below the host count). Round 1 fetches the roots (after each host's robots.txt), round 2 the 40
-   pages per host, round 3 the few dead links found in round 2;
+2. ``crawl_<hosts>``: ``gossamer crawl seeds -d <work>/crawl-<hosts> -r 3 -topN max(50000, 50 x hosts)
+   -threads T`` with Nutch's default politeness — ``fetcher.server.delay=5`` (``--quick``: 1 s, see
+   below), one connection per host (``fetcher.threads.per.queue=1``), robots.txt obeyed — and
+   ``fetcher.queue.readahead`` = max(10,000, 10 x hosts); T = min(hosts, 1,000) (the needed
+   concurrency is rate x latency, far below the host count). Round 1 fetches the roots (after each
+   host's robots.txt), round 2 the 40 pages per host, round 3 the few dead links found in round 2;
 3. ``many-check.py --delay D --since <crawl start> --until <crawl end>`` on nginx's access log:
    politeness violations (spacing below the delay or the host's Crawl-delay, overlapping requests,
    requests robots.txt forbids) over the whole crawl, and again limited to each round's fetch
@@ -102,6 +102,11 @@ def _peak_mb(step: dict[str, Any]) -> float | None:
     return round(max(step["peak_tree_rss_mb"], step["max_rss_mb"]), 1)
 
 
+def top_n_for(hosts: int) -> int:
+    """``-topN`` larger than everything the web holds (``crawl`` defaults to 50,000, bin/crawl's value)."""
+    return max(50_000, 50 * hosts)
+
+
 def _main_round(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
     fetched = [r for r in rounds if r.get("pages") and "t_fetch_start" in r and "t_fetch_end" in r]
     return max(fetched, key=lambda r: r["pages"]) if fetched else None
@@ -118,7 +123,8 @@ def _one_size(run: StepRunner, work: Path, hosts: int, delay: float, keep: bool)
     name = f"crawl_{hosts}"
     settings = crawl_settings(hosts, delay)
     threads = threads_for(hosts)
-    argv = crawl_argv(gossamer, seeds, crawl_dir, ROUNDS, settings, threads=threads)
+    # -topN above the whole web (41 pages per host): every due page is fetched in its round
+    argv = crawl_argv(gossamer, seeds, crawl_dir, ROUNDS, settings, top_n=top_n_for(hosts), threads=threads)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     started = time.time()
     with lw.LineClock(work / "logs" / f"{name}.stdout") as clock:

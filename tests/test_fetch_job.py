@@ -164,3 +164,19 @@ def test_fetch_processes_get_balanced_shares_of_hosts(cli, tmp_path: Path) -> No
     assert sorted(counts) == [6, 7]
     for host in ("a", "b", "c"):  # a host is in exactly one share
         assert sum(owns(f"http://{host}.example/x") for owns in owners) == 1
+
+
+def test_politeness_free_fetch_shares_hosts_between_processes(cli, tmp_path: Path) -> None:
+    """threads.per.queue 4, no delay, 2 processes: both fetch the host, never more than 4 connections at once."""
+    with ThreadedSite() as site:
+        for i in range(60):
+            site.route(f"/p{i}", body=b"<html>x</html>", delay=0.05)
+        urls = [site.url(f"/p{i}") for i in range(60)]
+        _, segment = _segment(cli, tmp_path, urls)
+        result = cli("fetch", segment, "-processes", "2", "-D", "http.agent.name=gossamer-test",
+                     "-D", "fetcher.threads.per.queue=4", "-D", "fetcher.server.min.delay=0")
+        assert result.code == 0, result.err
+        assert 2 < site.max_active <= 4
+        assert len(site.page_hits()) == 60
+    per_part = [pq.read_table(p).num_rows for p in sorted((segment / "crawl_fetch").glob("part-*.parquet"))]
+    assert len(per_part) == 2 and min(per_part) > 10 and sum(per_part) == 60

@@ -373,3 +373,15 @@ def test_the_robots_txt_request_counts_for_the_host_delay() -> None:
             assert robots.path == "/robots.txt" and page.path == "/a"
             assert page.start - robots.end >= 0.29
     run(main())
+
+
+def test_a_host_shared_by_two_loops_gets_its_crawl_delay_times_two() -> None:
+    async def main() -> None:
+        async with Site() as site:
+            site.route("/robots.txt", body=b"User-agent: *\nCrawl-delay: 0.2\n", headers={"Content-Type": "text/plain"})
+            for p in ("/a", "/b", "/c"):
+                site.route(p, body=b"x")
+            await fetch(tuple(site.url(p) for p in ("/a", "/b", "/c")),
+                        settings(fetcher_min_crawl_delay=0.1, fetcher_threads_per_queue=1), sharers=2)
+            assert min(gaps(site.page_hits())) >= 0.39  # this loop's half of the host's rate
+    run(main())

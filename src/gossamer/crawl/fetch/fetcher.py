@@ -46,7 +46,8 @@ class _Run:
 
     def __init__(self, settings: Settings, sink: FetchSink, protocol: Protocol, robots: FetchRobots,
                  redirects: RedirectTargets, clock: Callable[[], float], deadline: float | None,
-                 owns: Callable[[str], bool] | None = None) -> None:
+                 owns: Callable[[str], bool] | None = None, sharers: int = 1) -> None:
+        self.sharers = max(1, sharers)
         self.settings, self.sink, self.protocol, self.robots, self.redirects = \
             settings, sink, protocol, robots, redirects
         self.clock = clock
@@ -190,6 +191,8 @@ class _Run:
         if skip:
             self.emit_robots_denied(item, reason)
             return not fetched
+        if self.sharers > 1 and rules.crawl_delay:
+            delay *= self.sharers  # the host's Crawl-delay holds for all the loops that share it
         self.queues.set_delay(item.queue_id, delay)
         if fetched and not item.waited:  # robots.txt was a request to this host too: the page waits its turn
             item.waited = True
@@ -341,6 +344,7 @@ async def fetch_all(
     progress: Callable[[FetchSummary, int], None] | None = None,
     monitor_interval: float = 1.0,
     owns: Callable[[str], bool] | None = None,
+    sharers: int = 1,
 ) -> FetchSummary:
     """Fetch every item politely; return the counts.  Never raises for network trouble.
 
@@ -350,7 +354,10 @@ async def fetch_all(
     (seconds from now) overrides fetcher.timelimit.mins.  ``progress(summary,
     active_queues)`` is called every ``monitor_interval`` seconds.  ``owns(url)`` says whether
     this loop may fetch a redirect target's host (other fetch processes own other hosts); a
-    target it does not own is recorded as ``linked`` for a later round instead of followed.  Raises
+    target it does not own is recorded as ``linked`` for a later round instead of followed.
+    ``sharers`` > 1 says that many loops fetch from every host at once (politeness-free
+    crawls, see :mod:`gossamer.crawl.fetch.job`): a robots Crawl-delay is multiplied by it so
+    that the host still gets no more than one request per Crawl-delay on average.  Raises
     ValueError for bad settings (empty http.agent.name, unknown fetcher.queue.mode).
     """
     own_protocol = protocol is None
@@ -360,7 +367,7 @@ async def fetch_all(
     redirects = redirects or RedirectTargets.from_settings(settings)
     limit = time_limit if time_limit is not None else time_limit_seconds(settings)
     run = _Run(settings, sink, protocol, robots, redirects, clock,
-               None if limit is None else clock() + limit, owns)
+               None if limit is None else clock() + limit, owns, sharers)
     monitor = asyncio.create_task(run.monitor(
         progress, settings.get_int("fetcher.throughput.threshold.check.after") * 60.0,
         settings.get_int("fetcher.throughput.threshold.pages"),

@@ -4,7 +4,10 @@ The hosts of the fetch list are split between ``P`` processes (``fetcher.process
 default one per core) by queue key (host, domain or IP), balanced by URL count
 (:func:`balanced_shares`), so a host is only ever fetched by one process and
 politeness holds across them; a redirect to a host another process owns is
-recorded for the next round.
+recorded for the next round.  A politeness-free crawl (several connections per
+host, no delay: :func:`shared_hosts`) instead splits every host's URLs between the
+processes, each with its share of the host's connections, so big hosts keep every
+core busy.
 Each process streams its share of ``crawl_generate`` (hosts interleaved, see
 :func:`~gossamer.crawl.segments.fetch_order`) through
 :func:`~gossamer.crawl.fetch.fetcher.fetch_all` into a
@@ -24,6 +27,7 @@ import os
 import queue
 import shutil
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -135,13 +139,31 @@ def balanced_shares(generate_dir: Path, settings: Settings, processes: int) -> d
     return shares
 
 
-def share_of(settings: Settings, processes: int, index: int,
-             shares: dict[int, int] | None = None) -> Callable[[str], bool]:
-    """A predicate telling whether a URL's host (domain, IP) is fetched by process ``index``.
+def shared_hosts(settings: Settings, processes: int) -> bool:
+    """Whether every process may fetch from every host: a politeness-free crawl.
 
-    ``shares`` (from :func:`balanced_shares`) decides for the keys it holds; other
-    keys (redirect targets on hosts not in the fetch list) go by ``key % processes``.
+    That is several connections per host (``fetcher.threads.per.queue`` ≥ the
+    number of processes) with no delay between them (``fetcher.server.min.delay``
+    = 0, the delay that applies with more than one connection per queue).  Each
+    process then opens ``threads.per.queue // processes`` connections per host, so
+    a host never gets more at once than the settings allow, and a robots
+    Crawl-delay is multiplied by the number of processes.
     """
+    per_queue = settings.get_int("fetcher.threads.per.queue")
+    return processes > 1 and per_queue >= processes and settings.get_float("fetcher.server.min.delay") <= 0
+
+
+def share_of(settings: Settings, processes: int, index: int,
+             shares: dict[int, int] | None = None, shared: bool = False) -> Callable[[str], bool]:
+    """A predicate telling whether a URL is fetched by process ``index``.
+
+    Normally by its host (domain, IP): ``shares`` (from :func:`balanced_shares`)
+    decides for the keys it holds; other keys (redirect targets on hosts not in the
+    fetch list) go by ``key % processes``.  With ``shared`` (see :func:`shared_hosts`)
+    by a hash of the whole URL, so every process gets part of every host.
+    """
+    if shared:
+        return lambda url: zlib.crc32(url.encode("utf-8")) % processes == index
     key = partition_key_function(settings.get_str("partition.url.mode"), settings.get_int("partition.url.seed"))
     table = shares or {}
 
@@ -167,10 +189,14 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
                  updates: Any, shares: dict[int, int] | None = None) -> dict[str, Any]:
     """Run one process's fetch loop into part ``index``; returns its counts (picklable)."""
     staging = segment / STAGING
-    owns = share_of(settings, processes, index, shares)
+    shared = shared_hosts(settings, processes)
+    owns = share_of(settings, processes, index, shares, shared)
     sink = SegmentSink(staging, index, settings, parse, settings.get_bool("fetcher.store.content"),
                        f"{segment.name}-{index:05d}")
-    per_process = settings.with_values([("fetcher.threads.fetch", threads)], "fetch job (threads per process)")
+    values: list[tuple[str, object]] = [("fetcher.threads.fetch", threads)]
+    if shared:
+        values.append(("fetcher.threads.per.queue", settings.get_int("fetcher.threads.per.queue") // processes))
+    per_process = settings.with_values(values, "fetch job (share of one process)")
 
     def report(summary: FetchSummary, active: int) -> None:
         if updates is not None:
@@ -178,7 +204,8 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
 
     try:
         summary = asyncio.run(fetch_all(fetch_list(segment / "crawl_generate", owns), per_process, sink,
-                                        progress=report, owns=owns, monitor_interval=0.5))
+                                        progress=report, owns=owns, monitor_interval=0.5,
+                                        sharers=processes if shared else 1))
         rows = sink.close()
     except BaseException:
         sink.abort()
@@ -200,7 +227,8 @@ def _run_processes(segment: Path, settings: Settings, processes: int, threads: i
                    progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
     context = multiprocessing.get_context("spawn")
     updates, results = context.Queue(), context.Queue()
-    shares = balanced_shares(segment / "crawl_generate", settings, processes)
+    shares = {} if shared_hosts(settings, processes) else balanced_shares(segment / "crawl_generate", settings,
+                                                                          processes)
     children = [context.Process(target=_child, name=f"gossamer-fetch-{i}", daemon=True,
                                 args=(segment, settings, processes, i, threads, parse, updates, results, shares))
                 for i in range(processes)]
