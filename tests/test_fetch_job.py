@@ -180,3 +180,24 @@ def test_politeness_free_fetch_shares_hosts_between_processes(cli, tmp_path: Pat
         assert len(site.page_hits()) == 60
     per_part = [pq.read_table(p).num_rows for p in sorted((segment / "crawl_fetch").glob("part-*.parquet"))]
     assert len(per_part) == 2 and min(per_part) > 10 and sum(per_part) == 60
+
+
+def test_the_next_fetch_waits_the_delay_after_the_previous_rounds_last_request(cli, tmp_path: Path) -> None:
+    """Two fetch jobs back to back (two crawl rounds): the host's delay holds across them, robots.txt included."""
+    with ThreadedSite() as site:
+        site.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
+        site.route("/a", body=b"<html>a</html>")
+        site.route("/b", body=b"<html>b</html>")
+        crawldb = tmp_path / "crawl" / "crawldb"
+        segments = tmp_path / "crawl" / "segments"
+        assert cli("inject", crawldb, write_lines(tmp_path / "seeds.txt", [site.url("/a"), site.url("/b")])).code == 0
+        polite = ("-processes", "1", "-D", "http.agent.name=gossamer-test", "-D", "fetcher.server.delay=1.5")
+        for _ in range(2):
+            assert cli("generate", crawldb, segments, "-topN", "1", "-D", "generate.update.crawldb=true").code == 0
+            segment = max(p for p in segments.iterdir() if p.name.isdigit())
+            assert cli("fetch", segment, *polite).code == 0, "fetch failed"
+        hits = site.hits
+    assert [h.path for h in hits][::2] == ["/robots.txt", "/robots.txt"]
+    assert sorted(h.path for h in hits[1::2]) == ["/a", "/b"]
+    second_job = hits[2]
+    assert second_job.start - hits[1].end >= 1.45

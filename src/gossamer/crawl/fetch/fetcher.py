@@ -91,6 +91,15 @@ class _Run:
 
     # --- feeder and workers ------------------------------------------------------------------
 
+    async def hold_recent(self, recent: dict[str, float]) -> None:
+        """Keep the queues of hosts requested moments ago (``url → epoch end``) waiting their delay."""
+        now_wall, now = time.time(), self.clock()
+        for url, ended in recent.items():
+            queue_id, _ = await self.resolver.queue_id(url)
+            wait = ended + self.queues.default_delay - now_wall
+            if queue_id is not None and wait > 0:
+                self.queues.delay_until(queue_id, now + wait)
+
     async def feed(self, items: Iterable[tuple[str, CrawlDatum]] | AsyncIterable[tuple[str, CrawlDatum]]) -> None:
         try:
             iterator = items.__aiter__() if isinstance(items, AsyncIterable) else _aiter(items)
@@ -345,6 +354,7 @@ async def fetch_all(
     monitor_interval: float = 1.0,
     owns: Callable[[str], bool] | None = None,
     sharers: int = 1,
+    recent: dict[str, float] | None = None,
 ) -> FetchSummary:
     """Fetch every item politely; return the counts.  Never raises for network trouble.
 
@@ -357,7 +367,10 @@ async def fetch_all(
     target it does not own is recorded as ``linked`` for a later round instead of followed.
     ``sharers`` > 1 says that many loops fetch from every host at once (politeness-free
     crawls, see :mod:`gossamer.crawl.fetch.job`): a robots Crawl-delay is multiplied by it so
-    that the host still gets no more than one request per Crawl-delay on average.  Raises
+    that the host still gets no more than one request per Crawl-delay on average.  ``recent``
+    maps a URL of a host to the wall-clock time (epoch seconds) its last response ended in an
+    earlier fetch (the previous round): its queue waits the delay from then, robots.txt
+    request included.  Raises
     ValueError for bad settings (empty http.agent.name, unknown fetcher.queue.mode).
     """
     own_protocol = protocol is None
@@ -372,6 +385,8 @@ async def fetch_all(
         progress, settings.get_int("fetcher.throughput.threshold.check.after") * 60.0,
         settings.get_int("fetcher.throughput.threshold.pages"),
         max(1, settings.get_int("fetcher.throughput.threshold.retries")), monitor_interval))
+    if recent:
+        await run.hold_recent(recent)
     tasks = [asyncio.create_task(run.feed(items)), *(asyncio.create_task(run.work()) for _ in range(run.threads))]
     try:
         await asyncio.gather(*tasks)

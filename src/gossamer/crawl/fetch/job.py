@@ -185,18 +185,65 @@ def fetch_list(generate_dir: Path, owns: Callable[[str], bool], batch_rows: int 
                         yield url, datum
 
 
+def recent_requests(segment: Path, settings: Settings) -> dict[str, float]:
+    """Hosts that the latest other fetched segment beside ``segment`` requested less than a delay ago.
+
+    Returns one URL per such host → the epoch seconds its last response ended (the
+    fetch time crawl_fetch records).  Consecutive rounds of a crawl are separate
+    fetch jobs; without this, a host fetched at the end of one round would get the
+    first request of the next (its robots.txt) too early.
+    """
+    delay = settings.get_float("fetcher.server.min.delay" if settings.get_int("fetcher.threads.per.queue") > 1
+                               else "fetcher.server.delay")
+    if delay <= 0:
+        return {}
+    horizon_ms = int((time.time() - delay) * 1000)
+    latest: tuple[int, Path] | None = None
+    for other in segment.parent.iterdir():
+        if other == segment or not (other / CRAWL_FETCH / "_table.json").is_file():
+            continue
+        try:
+            with TableVersion(other / CRAWL_FETCH) as version:
+                created = version.description.created
+        except (TableError, OSError):
+            continue
+        if created >= horizon_ms and (latest is None or created > latest[0]):
+            latest = (created, other)
+    if latest is None:
+        return {}
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ends: dict[str, tuple[int, str]] = {}
+    with TableVersion(latest[1] / CRAWL_FETCH) as version:
+        for index in range(version.parts):
+            for batch in version.iter_part(index, 65536, columns=["url", "host", "status", "fetch_time"]):
+                times = batch.column("fetch_time").cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+                keep = pc.and_(pc.greater_equal(times, horizon_ms), pc.less(batch.column("status"), 64))
+                chosen = batch.filter(keep)
+                for url, host, ended in zip(chosen.column("url").to_pylist(), chosen.column("host").to_pylist(),
+                                            times.filter(keep).to_pylist(), strict=True):
+                    if ended > ends.get(host, (0, ""))[0]:
+                        ends[host] = (ended, url)
+    return {url: ended / 1000 for ended, url in ends.values()}
+
+
 def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
-                 updates: Any, shares: dict[int, int] | None = None) -> dict[str, Any]:
+                 updates: Any, shares: dict[int, int] | None = None,
+                 recent: dict[str, float] | None = None) -> dict[str, Any]:
     """Run one process's fetch loop into part ``index``; returns its counts (picklable)."""
     staging = segment / STAGING
     shared = shared_hosts(settings, processes)
     owns = share_of(settings, processes, index, shares, shared)
-    sink = SegmentSink(staging, index, settings, parse, settings.get_bool("fetcher.store.content"),
-                       f"{segment.name}-{index:05d}")
-    values: list[tuple[str, object]] = [("fetcher.threads.fetch", threads)]
+    # engine.memory.budget.mb is the job's: each process's sorted-part writers get their share of it
+    values: list[tuple[str, object]] = [
+        ("fetcher.threads.fetch", threads),
+        ("engine.memory.budget.mb", max(16, settings.get_int("engine.memory.budget.mb") // processes))]
     if shared:
         values.append(("fetcher.threads.per.queue", settings.get_int("fetcher.threads.per.queue") // processes))
     per_process = settings.with_values(values, "fetch job (share of one process)")
+    sink = SegmentSink(staging, index, per_process, parse, settings.get_bool("fetcher.store.content"),
+                       f"{segment.name}-{index:05d}")
 
     def report(summary: FetchSummary, active: int) -> None:
         if updates is not None:
@@ -205,7 +252,8 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
     try:
         summary = asyncio.run(fetch_all(fetch_list(segment / "crawl_generate", owns), per_process, sink,
                                         progress=report, owns=owns, monitor_interval=0.5,
-                                        sharers=processes if shared else 1))
+                                        sharers=processes if shared else 1,
+                                        recent={u: t for u, t in (recent or {}).items() if owns(u)}))
         rows = sink.close()
     except BaseException:
         sink.abort()
@@ -216,9 +264,10 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
 
 
 def _child(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
-           updates: Any, results: Any, shares: dict[int, int]) -> None:
+           updates: Any, results: Any, shares: dict[int, int], recent: dict[str, float]) -> None:
     try:
-        results.put((index, _fetch_share(segment, settings, processes, index, threads, parse, updates, shares), ""))
+        results.put((index, _fetch_share(segment, settings, processes, index, threads, parse, updates, shares,
+                                         recent), ""))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the job
         results.put((index, None, f"{type(exc).__name__}: {exc}"))
 
@@ -227,10 +276,12 @@ def _run_processes(segment: Path, settings: Settings, processes: int, threads: i
                    progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
     context = multiprocessing.get_context("spawn")
     updates, results = context.Queue(), context.Queue()
+    recent = recent_requests(segment, settings)
     shares = {} if shared_hosts(settings, processes) else balanced_shares(segment / "crawl_generate", settings,
                                                                           processes)
     children = [context.Process(target=_child, name=f"gossamer-fetch-{i}", daemon=True,
-                                args=(segment, settings, processes, i, threads, parse, updates, results, shares))
+                                args=(segment, settings, processes, i, threads, parse, updates, results, shares,
+                                      recent))
                 for i in range(processes)]
     for child in children:
         child.start()
@@ -312,7 +363,8 @@ def fetch_segment(segment: Path, settings: Settings, options: FetchOptions | Non
             if progress is not None:
                 progress(FetchProgress(summary.pages, summary.bytes, summary.errors, active, summary.elapsed))
 
-        report.absorb(_fetch_share(segment, settings, 1, 0, threads, parse, _Relay(local_progress)))
+        report.absorb(_fetch_share(segment, settings, 1, 0, threads, parse, _Relay(local_progress),
+                                   recent=recent_requests(segment, settings)))
     else:
         _run_processes(segment, settings, processes, threads, parse, progress, report)
     _install(segment, processes, parse, report.rows[CRAWL_FETCH])
