@@ -33,3 +33,20 @@ def test_empty_part(tmp_path):
     path = tmp_path / "part-00000.parquet"
     assert SortedPartWriter(path, SCHEMA).close() == 0
     assert pq.read_table(path).num_rows == 0
+
+
+def test_wide_rows_get_small_row_groups_and_the_merge_stays_correct(tmp_path) -> None:  # noqa: ANN001
+    """100 KB rows: row groups near 32 MB (not 10,000 rows), spilled runs merged in key order."""
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([pa.field("url", pa.string()), pa.field("text", pa.string())])
+    writer = SortedPartWriter(tmp_path / "part-00000.parquet", schema, memory_bytes=4 << 20, row_group_rows=10_000)
+    keys = [f"http://h/{(i * 7919) % 1000:04d}" for i in range(1000)]
+    for start in range(0, 1000, 50):
+        chunk = keys[start:start + 50]
+        writer.add(pa.table({"url": chunk, "text": ["x" * 100_000] * len(chunk)}, schema=schema))
+    assert writer.close() == 1000
+    meta = pq.ParquetFile(tmp_path / "part-00000.parquet").metadata
+    assert meta.num_row_groups > 1 and max(meta.row_group(g).num_rows for g in range(meta.num_row_groups)) <= 400
+    urls = pq.read_table(tmp_path / "part-00000.parquet", columns=["url"]).column("url").to_pylist()
+    assert urls == sorted(keys)

@@ -23,6 +23,10 @@ from gossamer.engine.sort import merge_sorted, read_run, sort_table, write_run
 from gossamer.store.table import PartWriter
 
 _BATCH_ROWS = 8192
+_RUN_BATCH_BYTES = 8 << 20
+"""Target size of one batch of a spilled run: the merge holds one batch per run in memory."""
+_CHUNK_BYTES = 32 << 20
+"""Target size of one merged chunk / Parquet row group (wide rows, e.g. page text, get fewer rows)."""
 
 
 class SortedPartWriter:
@@ -30,7 +34,9 @@ class SortedPartWriter:
 
     ``memory_bytes`` bounds the buffered rows (spilled runs go to ``<path>.runs/``,
     removed on close or :meth:`abort`).  ``row_group_rows`` and ``compression`` are
-    passed to the part writer.  Not thread-safe.
+    passed to the part writer; with wide rows a row group gets fewer rows, so that it
+    stays near 32 MB.  Memory stays bounded however many runs there are: a run's
+    batches are ~8 MB and the merge holds one per run.  Not thread-safe.
     """
 
     def __init__(self, path: Path, schema: pa.Schema, key: str = "url", memory_bytes: int = 64 << 20,
@@ -42,6 +48,7 @@ class SortedPartWriter:
         self.row_group_rows = row_group_rows
         self.compression = compression
         self.rows = 0
+        self._bytes = 0
         self._internal = pa.schema([*schema, pa.field(SRC_COLUMN, pa.int32()), pa.field(SEQ_COLUMN, pa.int64())])
         self._buffer: list[pa.RecordBatch] = []
         self._buffered_bytes = 0
@@ -58,6 +65,7 @@ class SortedPartWriter:
         table = table.append_column(SRC_COLUMN, pa.array([0] * table.num_rows, pa.int32()))
         table = table.append_column(SEQ_COLUMN, seq)
         self.rows += table.num_rows
+        self._bytes += table.nbytes
         for piece in table.to_batches():
             self._buffer.append(piece)
             self._buffered_bytes += piece.nbytes
@@ -72,23 +80,28 @@ class SortedPartWriter:
     def _spill(self) -> None:
         self._run_dir.mkdir(parents=True, exist_ok=True)
         path = self._run_dir / f"run-{len(self._runs):05d}.arrow"
-        write_run(path, self._sorted_buffer(), _BATCH_ROWS)
+        write_run(path, self._sorted_buffer(), self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS))
         self._runs.append(path)
+
+    def _rows_for(self, target_bytes: int, most: int) -> int:
+        """Rows that make about ``target_bytes`` at the average row size so far (16 … ``most``)."""
+        average = self._bytes / self.rows if self.rows else 0
+        return max(16, min(most, int(target_bytes / average))) if average else most
 
     def close(self) -> int:
         """Write the sorted part (possibly empty) and return its row count."""
         tmp = self.path.with_name(self.path.name + ".tmp")
-        writer = PartWriter(tmp, self.schema, self.row_group_rows, self.compression)
+        group_rows = self._rows_for(_CHUNK_BYTES, self.row_group_rows)
+        writer = PartWriter(tmp, self.schema, group_rows, self.compression)
         try:
             if not self._runs:
                 chunks = [self._sorted_buffer()] if self._buffer else []
             else:
                 if self._buffer:
                     self._spill()
-                chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key,
-                                      self.row_group_rows)
+                chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key, group_rows)
             for chunk in chunks:
-                for batch in chunk.select(self.schema.names).to_batches(max_chunksize=_BATCH_ROWS):
+                for batch in chunk.select(self.schema.names).to_batches(max_chunksize=group_rows):
                     writer.write(batch)
             writer.close()
         except BaseException:
