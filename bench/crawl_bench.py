@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +52,7 @@ from bench.peers import (
     wget_argv,
     wget_counts,
 )
-from bench.steps import StepRunner
+from bench.steps import StepRunner, work_dir
 
 NAME: str = "crawl"
 DESCRIPTION: str = "politeness-free crawl of the local doc web (20k pages): Gossamer vs Scrapy; wget reference"
@@ -291,13 +290,5 @@ def _run_in(work: Path, pages: int, opts: BenchOptions) -> dict[str, Any]:
 def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir``; ``--urls`` sets the page target."""
     pages = opts.urls or (QUICK_PAGES if opts.quick else DEFAULT_PAGES)
-    if opts.workdir is not None:
-        opts.workdir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="gossamer-bench-crawl-", dir=opts.workdir))
-    try:
+    with work_dir(opts, "crawl", log) as work:
         return _run_in(work, pages, opts)
-    finally:
-        if opts.keep:
-            log(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)

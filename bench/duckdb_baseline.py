@@ -16,9 +16,7 @@ from pathlib import Path
 MEMORY_LIMIT: str = "1GB"
 THREADS: int = 2
 
-SCRIPT: str = r"""
-import os, sys, duckdb
-seeds, out_dir, temp_dir, memory_limit, threads = sys.argv[1:6]
+CONNECT: str = r"""
 os.makedirs(out_dir, exist_ok=True)
 def lit(s):
     return "'" + s.replace("'", "''") + "'"
@@ -26,6 +24,15 @@ con = duckdb.connect()
 con.execute(f"SET memory_limit={lit(memory_limit)}")
 con.execute(f"SET threads={int(threads)}")
 con.execute(f"SET temp_directory={lit(temp_dir)}")
+"""
+"""Script lines shared by the DuckDB baselines: once ``out_dir``, ``temp_dir``, ``memory_limit`` and
+``threads`` are read from argv, create ``out_dir``, define ``lit`` (SQL string literal) and open
+``con`` with those limits."""
+
+SCRIPT: str = r"""
+import os, sys, duckdb
+seeds, out_dir, temp_dir, memory_limit, threads = sys.argv[1:6]
+""" + CONNECT + r"""
 rows = con.execute(f'''
 COPY (
   SELECT DISTINCT url FROM (

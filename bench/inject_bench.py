@@ -21,17 +21,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench import MB, REPO_ROOT, BenchOptions
 from bench.duckdb_baseline import duckdb_argv, rows_written
 from bench.measure import Measurement, run_measured
-from bench.steps import StepRunner
+from bench.steps import StepRunner, work_dir
 
 NAME: str = "inject"
 DESCRIPTION: str = "inject synthetic seeds into a new CrawlDb and again (merge); DuckDB dedupe baseline"
@@ -172,13 +170,5 @@ def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir``; return the result dict."""
     urls = opts.urls if opts.urls is not None else (QUICK_URLS if opts.quick else DEFAULT_URLS)
     hosts = opts.hosts if opts.hosts is not None else (QUICK_HOSTS if opts.quick else DEFAULT_HOSTS)
-    if opts.workdir is not None:
-        opts.workdir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="gossamer-bench-inject-", dir=opts.workdir))
-    try:
+    with work_dir(opts, "inject", log) as work:
         return _run_in(work, urls, hosts, opts)
-    finally:
-        if opts.keep:
-            log(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)

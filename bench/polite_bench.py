@@ -34,7 +34,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,7 @@ from bench import BenchOptions
 from bench import localweb as lw
 from bench.gossamer_crawl import AGENT_NAME, crawl_argv, crawl_phases, stats_counts
 from bench.inject_bench import dir_size, gossamer_executable
-from bench.steps import StepRunner
+from bench.steps import StepRunner, work_dir
 
 NAME: str = "polite"
 DESCRIPTION: str = "polite crawl (delay 5 s) of 1,000 and 5,000 many-hosts: throughput vs limit, violations, memory"
@@ -243,14 +242,6 @@ def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir``; ``--hosts`` sets a single size."""
     sizes = (opts.hosts,) if opts.hosts else (QUICK_SIZES if opts.quick else DEFAULT_SIZES)
     delay = QUICK_DELAY if opts.quick else DELAY
-    if opts.workdir is not None:
-        opts.workdir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="gossamer-bench-polite-", dir=opts.workdir))
-    try:
+    with work_dir(opts, "polite", log) as work:
         return _run_in(work, sizes, delay, opts)
-    finally:
-        if opts.keep:
-            log(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench import MB, REPO_ROOT
+from bench import MB, REPO_ROOT, BenchOptions
 from bench.measure import CommandError, Measurement, run_measured
 
 
@@ -43,3 +46,18 @@ class StepRunner:
         self.checks.append({"name": name, "ok": ok, "detail": detail})
         if not ok:
             self.log(f"check {name} FAILED: {detail}")
+
+
+@contextmanager
+def work_dir(opts: BenchOptions, name: str, log: Callable[[str], None]) -> Iterator[Path]:
+    """A fresh ``gossamer-bench-<name>-*`` directory under ``opts.workdir``; removed afterwards unless ``--keep``."""
+    if opts.workdir is not None:
+        opts.workdir.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f"gossamer-bench-{name}-", dir=opts.workdir))
+    try:
+        yield work
+    finally:
+        if opts.keep:
+            log(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)

@@ -44,16 +44,16 @@ import re
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from bench import MB, REPO_ROOT, BenchOptions
+from bench.duckdb_baseline import CONNECT
 from bench.inject_bench import dir_size, gossamer_executable, total_urls
 from bench.measure import Measurement, run_measured
-from bench.steps import StepRunner
+from bench.steps import StepRunner, work_dir
 
 NAME: str = "updatedb"
 DESCRIPTION: str = "update a 10M-URL crawldb with 200k fetches + 2M outlinks; DuckDB full-merge baseline"
@@ -77,13 +77,7 @@ STATUS_NAMES: dict[int, str] = {1: "db_unfetched", 2: "db_fetched", 3: "db_gone"
 DUCKDB_SCRIPT: str = r"""
 import os, sys, duckdb
 crawldb, segment, out_dir, temp_dir, memory_limit, threads, now_ms = sys.argv[1:8]
-os.makedirs(out_dir, exist_ok=True)
-def lit(s):
-    return "'" + s.replace("'", "''") + "'"
-con = duckdb.connect()
-con.execute(f"SET memory_limit={lit(memory_limit)}")
-con.execute(f"SET threads={int(threads)}")
-con.execute(f"SET temp_directory={lit(temp_dir)}")
+""" + CONNECT + r"""
 db = lit(os.path.join(crawldb, "*.parquet"))
 seg = "[" + lit(os.path.join(segment, "crawl_fetch", "*.parquet")) + ", " + \
       lit(os.path.join(segment, "crawl_parse", "*.parquet")) + "]"
@@ -531,16 +525,8 @@ def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir``; return the result dict."""
     urls = opts.urls if opts.urls is not None else (QUICK_URLS if opts.quick else DEFAULT_URLS)
     hosts = opts.hosts if opts.hosts is not None else (QUICK_HOSTS if opts.quick else DEFAULT_HOSTS)
-    if opts.workdir is not None:
-        opts.workdir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="gossamer-bench-updatedb-", dir=opts.workdir))
-    try:
+    with work_dir(opts, "updatedb", log) as work:
         return _run_in(work, urls, hosts, opts)
-    finally:
-        if opts.keep:
-            log(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
