@@ -201,3 +201,16 @@ def test_the_next_fetch_waits_the_delay_after_the_previous_rounds_last_request(c
     assert sorted(h.path for h in hits[1::2]) == ["/a", "/b"]
     second_job = hits[2]
     assert second_job.start - hits[1].end >= 1.45
+
+
+def test_an_unreadable_previous_round_does_not_stop_the_fetch(cli, tmp_path: Path) -> None:
+    from gossamer.core.settings import load_settings
+    from gossamer.crawl.fetch.job import recent_requests
+
+    previous = tmp_path / "segments" / "20260101000000" / "crawl_fetch"
+    previous.mkdir(parents=True)
+    (previous / "_table.json").write_text("{not json")
+    current = tmp_path / "segments" / "20260101000100"
+    current.mkdir()
+    settings = load_settings().with_values([("fetcher.server.delay", 5.0)], "test")
+    assert recent_requests(current, settings) == {}

@@ -22,6 +22,7 @@ next run starts over.  Progress reaches the parent through a queue.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import queue
@@ -42,8 +43,9 @@ from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH, SegmentSink
 from gossamer.crawl.segments import partition_key_function
 from gossamer.plugins.builtin.protocol_http import agent_string
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.table import TableDescription, TableError, TableVersion, finish_version
+from gossamer.store.table import DESCRIPTION_FILE, TableDescription, TableError, TableVersion, finish_version
 
+LOG = logging.getLogger(__name__)
 STAGING = ".fetch-staging"
 
 
@@ -197,34 +199,37 @@ def recent_requests(segment: Path, settings: Settings) -> dict[str, float]:
                                else "fetcher.server.delay")
     if delay <= 0:
         return {}
-    horizon_ms = int((time.time() - delay) * 1000)
-    latest: tuple[int, Path] | None = None
+    horizon = time.time() - delay
+    horizon_ms = int(horizon * 1000)
+    latest: tuple[float, Path] | None = None
     for other in segment.parent.iterdir():
-        if other == segment or not (other / CRAWL_FETCH / "_table.json").is_file():
+        try:  # a crawl_fetch installed within the delay (its descriptor is written at install)
+            installed = (other / CRAWL_FETCH / DESCRIPTION_FILE).stat().st_mtime
+        except OSError:
             continue
-        try:
-            with TableVersion(other / CRAWL_FETCH) as version:
-                created = version.description.created
-        except (TableError, OSError):
-            continue
-        if created >= horizon_ms and (latest is None or created > latest[0]):
-            latest = (created, other)
+        if other != segment and installed >= horizon and (latest is None or installed > latest[0]):
+            latest = (installed, other)
     if latest is None:
         return {}
     import pyarrow as pa
     import pyarrow.compute as pc
 
     ends: dict[str, tuple[int, str]] = {}
-    with TableVersion(latest[1] / CRAWL_FETCH) as version:
-        for index in range(version.parts):
-            for batch in version.iter_part(index, 65536, columns=["url", "host", "status", "fetch_time"]):
-                times = batch.column("fetch_time").cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
-                keep = pc.and_(pc.greater_equal(times, horizon_ms), pc.less(batch.column("status"), 64))
-                chosen = batch.filter(keep)
-                for url, host, ended in zip(chosen.column("url").to_pylist(), chosen.column("host").to_pylist(),
-                                            times.filter(keep).to_pylist(), strict=True):
-                    if ended > ends.get(host, (0, ""))[0]:
-                        ends[host] = (ended, url)
+    try:
+        with TableVersion(latest[1] / CRAWL_FETCH) as version:
+            for index in range(version.parts):
+                for batch in version.iter_part(index, 65536, columns=["url", "host", "status", "fetch_time"]):
+                    times = batch.column("fetch_time").cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
+                    keep = pc.and_(pc.greater_equal(times, horizon_ms), pc.less(batch.column("status"), 64))
+                    chosen = batch.filter(keep)
+                    for url, host, ended in zip(chosen.column("url").to_pylist(), chosen.column("host").to_pylist(),
+                                                times.filter(keep).to_pylist(), strict=True):
+                        if ended > ends.get(host, (0, ""))[0]:
+                            ends[host] = (ended, url)
+    except (TableError, OSError, pa.ArrowException) as exc:  # unreadable: fetch as if no round came before
+        LOG.warning("%s: cannot read the previous round's fetch times (%s); hosts start without waiting",
+                    latest[1], exc)
+        return {}
     return {url: ended / 1000 for ended, url in ends.values()}
 
 
