@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -76,6 +75,28 @@ class ConsoleListener:
         """Print updatedb's summary."""
         print_update_report(report)
 
+    def linked(self, report: Any) -> None:
+        """Print invertlinks' summary."""
+        typer.echo("\n== index")
+        if not report.done:
+            typer.echo("LinkDb: nothing to invert, the linkdb is unchanged")
+            return
+        c = report.counters
+        typer.echo(f"LinkDb: {c.get('inlinks', 0)} inlinks inverted from {c.get('pages', 0)} pages; "
+                   f"total URLs {report.total_urls}, finished in {report.seconds:.2f} s")
+
+    def deduplicated(self, report: Any) -> None:
+        """Print dedup's summary."""
+        from gossamer.cli.dedup_cmd import print_dedup_report
+
+        print_dedup_report(report)
+
+    def indexed(self, report: Any) -> None:
+        """Print index's summary."""
+        from gossamer.cli.index_cmd import print_index_report
+
+        print_index_report("Indexer", report)
+
 
 def crawl_command(
     seeds: Annotated[Path | None, typer.Argument(help="seed file or directory (optional when the crawldb exists)")]
@@ -103,15 +124,13 @@ def crawl_command(
 
     if rounds < 1:
         fail("-r/--rounds must be at least 1")
-    if index and importlib.util.find_spec("gossamer.index") is None:
-        fail("--index: indexing is not part of this version yet (see the feature table in README.md)")
     if seeds is None and not (crawl_dir / "crawldb").is_dir():
         fail(f"no seeds given and {crawl_dir / 'crawldb'} does not exist")
     settings = settings_for(crawl_dir)
     listener = ConsoleListener()
     with user_errors():
         try:
-            report = crawl(crawl_dir, settings, CrawlOptions(rounds, top_n, threads, None, seeds), listener)
+            report = crawl(crawl_dir, settings, CrawlOptions(rounds, top_n, threads, None, seeds, index), listener)
         finally:
             if listener.live is not None:
                 listener.live.stop()

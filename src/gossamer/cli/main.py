@@ -18,14 +18,19 @@ from gossamer import __version__
 from gossamer.cli.checkers_cmd import filterchecker_command, normalizerchecker_command
 from gossamer.cli.common import STATE, err_console, extract_defines
 from gossamer.cli.crawl_cmd import crawl_command
+from gossamer.cli.dedup_cmd import dedup_command
 from gossamer.cli.fetch_cmd import fetch_command
 from gossamer.cli.generate_cmd import generate_command
+from gossamer.cli.index_cmd import clean_command, index_command
 from gossamer.cli.inject_cmd import inject_command
+from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
 from gossamer.cli.parse_cmd import parse_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
 from gossamer.cli.readseg_cmd import readseg_command
 from gossamer.cli.robots_cmd import robotschecker_command
+from gossamer.cli.search_cmd import search_command
+from gossamer.cli.searchnode_cmd import searchnode_command
 from gossamer.cli.settings_cmd import showproperties_command
 from gossamer.cli.updatedb_cmd import updatedb_command
 
@@ -65,6 +70,14 @@ app.command("generate")(generate_command)
 app.command("fetch")(fetch_command)
 app.command("parse")(parse_command)
 app.command("updatedb")(updatedb_command)
+app.command("dedup")(dedup_command)
+app.command("index")(index_command)
+app.command("clean")(clean_command)
+app.command("search")(search_command)
+app.command("searchnode")(searchnode_command)
+app.command("invertlinks")(invertlinks_command)
+app.command("readlinkdb")(readlinkdb_command)
+app.command("mergelinkdb")(mergelinkdb_command)
 app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)
 app.command("normalizerchecker")(normalizerchecker_command)

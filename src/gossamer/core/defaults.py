@@ -395,8 +395,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Activate plugins required by active plugins even if not included"),
     Property(
         "plugin.includes",
-        ("protocol-http|urlfilter-regex|parse-(html|text)|index-(basic|anchor)|indexer-tantivy|scoring-opic|"
-         "urlnormalizer-(pass|regex|basic)"),
+        ("protocol-http|urlfilter-regex|parse-(html|text)|index-(basic|anchor|more|metadata)|language-identifier|"
+         "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",
         "Regex of plugin ids to activate (Gossamer default; Nutch's names parse-tika, indexer-solr)",
     ),
@@ -445,6 +445,11 @@ PROPERTIES: tuple[Property, ...] = (
              "Delete pages carrying robots noindex from the index"),
     Property("indexer.delete.skipped.by.indexingfilter", False, "bool",
              "Delete documents that an indexing filter skipped"),
+    Property("index.shards", 1, "int",
+             "Shards of a new full-text index (documents split by URL hash); search nodes serve shards",
+             nutch=False),
+    Property("index.writer.heap.mb", 256, "int",
+             "Memory of the index writers, shared by the shards (tantivy's indexing heap)", nutch=False),
     Property("indexer.indexwriters.file", "index-writers.xml", "str",
              "Configuration file of the index writers"),
     Property("moreIndexingFilter.indexMimeTypeParts", True, "bool",
@@ -516,6 +521,9 @@ PROPERTIES: tuple[Property, ...] = (
              "Default max results shown per site; 0 = no grouping", nutch=False),
     Property("searcher.hostgrouping.rawhits.factor", 2.0, "float",
              "Raw hits fetched per wanted hit when grouping by site"),
+    Property("searcher.node.timeout", 5.0, "float",
+             "Seconds the broker waits for a search node; slower nodes are left out (partial results)",
+             nutch=False),
     Property("searcher.summary.context", 5, "int", "Terms shown on each side of a hit in summaries"),
     Property("searcher.summary.length", 20, "int", "Total terms in a summary"),
     Property("searcher.filter.cache.size", 16, "int", "Raw-field filters cached per searcher"),

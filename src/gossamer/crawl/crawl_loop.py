@@ -1,4 +1,6 @@
-"""``crawl``: Nutch's ``bin/crawl`` loop — inject, then rounds of generate → fetch → parse → updatedb.
+"""``crawl``: Nutch's ``bin/crawl`` loop — inject, rounds of generate → fetch → parse → updatedb, index.
+
+With ``--index`` the loop ends with invertlinks → dedup → index (:func:`index_crawl`).
 
 :func:`crawl` runs the steps in this process, one after the other, on the crawl
 directory's standard layout (``crawldb/``, ``segments/``), and stops after
@@ -43,6 +45,7 @@ class CrawlOptions:
     threads: int | None = None
     processes: int | None = None
     seeds: Path | None = None
+    index: bool = False
 
 
 class CrawlListener(Protocol):
@@ -68,6 +71,15 @@ class CrawlListener(Protocol):
 
     def updated(self, report: UpdateReport) -> None:
         """Updatedb finished."""
+
+    def linked(self, report: Any) -> None:
+        """Invertlinks finished (``--index``)."""
+
+    def deduplicated(self, report: Any) -> None:
+        """Dedup finished (``--index``)."""
+
+    def indexed(self, report: Any) -> None:
+        """Index finished (``--index``)."""
 
 
 @dataclass
@@ -119,5 +131,32 @@ def crawl(crawl_dir: Path, settings: Settings, options: CrawlOptions, listener: 
             report.segments.append(segment)
         listener.updated(updatedb(layout.crawldb, generated.segments, settings))
         report.rounds_done = number
+    if options.index:
+        index_crawl(layout, report.segments, settings, listener)
     report.seconds = time.monotonic() - started
     return report
+
+
+def index_crawl(layout: CrawlLayout, segments: list[Path], settings: Settings, listener: CrawlListener) -> None:
+    """The end of ``crawl --index``: invertlinks, dedup, index (with ``-deleteGone``).
+
+    As ``bin/crawl``, invertlinks neither normalizes nor filters again (the links
+    were when parsed).
+    The linkdb takes this run's segments; the index takes them too when it already
+    exists, else every segment of the crawl (so an index started late misses nothing).
+    """
+    from gossamer.crawl.dedup import dedup
+    from gossamer.crawl.linkdb import invert_links
+    from gossamer.crawl.segments import list_segments
+    from gossamer.index.documents import IndexOptions
+    from gossamer.index.indexer import index
+    from gossamer.index.store import live_index
+
+    every = list_segments(layout.segments)
+    if segments:
+        listener.linked(invert_links(layout.linkdb, segments, settings, normalize=False, filter=False))
+    listener.deduplicated(dedup(layout.crawldb, settings))
+    chosen = segments if segments and live_index(layout.index) is not None else every
+    if chosen:
+        listener.indexed(index(layout.index, layout.crawldb, layout.linkdb, chosen, settings,
+                               IndexOptions(delete_gone=True)))

@@ -107,8 +107,9 @@ class SegmentWriter:
         self.tmp.mkdir()
 
     def write_table(self, subdir: str, table: pa.Table, parts: int, key: Callable[[str], int],
-                    row_group_rows: int, compression: str, kind: str, order: str = "url") -> None:
-        """Write ``table`` (crawldb schema) as ``subdir``, partitioned by ``key``.
+                    row_group_rows: int, compression: str, kind: str, order: str = "url",
+                    schema: pa.Schema = CRAWLDB_SCHEMA) -> None:
+        """Write ``table`` (crawldb ``schema`` unless another is given) as ``subdir``, partitioned by ``key``.
 
         ``order="url"`` sorts each part by URL; ``order="fetch"`` (fetch lists) interleaves the
         hosts round-robin (see :func:`fetch_order`), so a fetcher streaming the part keeps every
@@ -121,7 +122,7 @@ class SegmentWriter:
         for part in range(parts):
             rows = table.filter(pc.equal(part_ids, part))
             rows = rows.take(fetch_order(rows) if order == "fetch" else pc.sort_indices(rows, [("url", "ascending")]))
-            writer = PartWriter(directory / part_name(part), CRAWLDB_SCHEMA, row_group_rows, compression)
+            writer = PartWriter(directory / part_name(part), schema, row_group_rows, compression)
             for batch in rows.to_batches():
                 writer.write(batch)
             writer.close()

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from gossamer.core.datum import CrawlDatum
-from gossamer.core.records import Content, Inlink, Outlink, ParseData, ParseText, ProtocolStatus
+from gossamer.core.records import Content, Inlink, ParseData, ParseText, ProtocolStatus
 
 
 class PluginNotConfigured(Exception):
@@ -209,52 +209,92 @@ class Signature(ABC):
         """Return the signature bytes (at most 256)."""
 
 
-@dataclass
-class QueryClause:
-    """One clause of a parsed query: field (``None`` = default fields), terms, phrase/required/prohibited."""
-
-    terms: list[str]
-    field_name: str | None = None
-    phrase: bool = False
-    required: bool = False
-    prohibited: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
 class QueryFilter(ABC):
-    """Translates query clauses it recognises into engine queries.
+    """Turns the query clauses of its fields into engine (tantivy) queries.
 
-    ``fields`` lists the ``field:`` prefixes handled (empty tuple = the default
-    field).  ``translate`` returns an engine query object or ``None`` when the
-    clause is not for this filter.
+    ``fields`` lists the ``field:`` prefixes handled; ``""`` stands for the
+    default field (bare terms and phrases).  ``translate`` receives one clause
+    (:class:`gossamer.search.query_ast.Clause`) and a
+    :class:`gossamer.search.query_build.QueryContext` (schema, boosts and the
+    helpers that build scoring leaves and filters) and returns a query, or
+    ``None`` when the clause is not for this filter.  Occurrence (``+``/``-``) is
+    applied by the caller.  Scoring must come only from the context's ``leaf``
+    term queries (so scores can be recomputed with global statistics); anything
+    else must be wrapped by ``ctx.filter`` (matches without scoring).
     """
 
     fields: Sequence[str] = ()
 
     @abstractmethod
-    def translate(self, clause: QueryClause, builder: Any) -> Any | None:
-        """Return the engine query for ``clause`` (built with ``builder``) or ``None``."""
+    def translate(self, clause: Any, ctx: Any) -> Any | None:
+        """Return the engine query of ``clause``, or ``None``."""
+
+
+@dataclass(frozen=True)
+class IndexField:
+    """A field of the full-text index, declared by the indexing filter that fills it.
+
+    ``kind``: ``text`` (tokenized, searchable, highlighted), ``raw`` (one exact
+    term per value: filters such as ``site:``), ``date`` (a UTC datetime),
+    ``int``, ``float`` or ``json`` (a mapping, tokenized).  ``stored`` fields come
+    back with hits; ``fast`` fields can be sorted on and read per hit cheaply.
+    A field may take a list of values (multi-valued) unless it is ``fast``.
+    """
+
+    name: str
+    kind: str
+    stored: bool = True
+    indexed: bool = True
+    fast: bool = False
+    description: str = ""
+
+
+@dataclass
+class IndexInput:
+    """Everything known about one page when it is indexed.
+
+    ``db`` is the page's crawldb row (``None`` when indexing without a crawldb),
+    ``fetch`` the segment's fetch datum, ``parse`` its parse data and text,
+    ``inlinks`` the linkdb's inlinks (empty without a linkdb), ``segment`` the
+    segment's name.
+    """
+
+    url: str
+    db: CrawlDatum | None
+    fetch: CrawlDatum
+    parse: ParseResult
+    inlinks: Sequence[Inlink]
+    segment: str
 
 
 class IndexingFilter(ABC):
     """Adds fields to (or vetoes) a document being indexed.
 
-    Returns the document, or ``None`` to keep the page out of the index.
+    ``fields`` declares every field the filter may set (the index schema is the
+    union of the active filters' fields).  ``filter`` returns the document, or
+    ``None`` to keep the page out of the index (counted as skipped).  It must
+    not raise for bad input: a ``ValueError`` is counted and the page skipped.
     """
 
+    fields: Sequence[IndexField] = ()
+
     @abstractmethod
-    def filter(
-        self, doc: dict[str, Any], url: str, parse: ParseResult, datum: CrawlDatum,
-        inlinks: Sequence[Inlink], outlinks: Sequence[Outlink],
-    ) -> dict[str, Any] | None:
+    def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         """Return the document to index, or ``None``."""
 
 
 class IndexWriter(ABC):
-    """Receives index actions: add/replace documents by URL, delete by URL, commit."""
+    """Receives index actions: add/replace documents by URL, delete by URL, commit.
+
+    ``open`` is called once with the crawl's index location and the schema (the
+    declared fields); ``write`` replaces the document whose ``url`` is given;
+    ``delete`` removes a URL's document if present; ``commit`` makes all of it
+    durable and visible at once (a writer that cannot do that atomically must
+    document it); ``close`` releases resources without committing.
+    """
 
     @abstractmethod
-    def open(self, location: str) -> None:
+    def open(self, location: str, fields: Sequence[IndexField]) -> None:
         """Prepare to write to ``location``."""
 
     @abstractmethod
@@ -271,7 +311,7 @@ class IndexWriter(ABC):
 
     @abstractmethod
     def close(self) -> None:
-        """Commit pending work and release resources."""
+        """Release resources; uncommitted work is dropped."""
 
 
 EXTENSION_POINTS: dict[str, type] = {

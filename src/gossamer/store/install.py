@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from gossamer.store.table import TableError, TableVersion, fsync_path
@@ -75,13 +76,20 @@ def recover(table_dir: Path) -> list[str]:
     return actions
 
 
-def install(table_dir: Path, staging: Path, keep_backup: bool = True) -> Path:
+def _verify_table(staging: Path) -> None:
+    TableVersion(staging).close()  # raises TableError when incomplete
+
+
+def install(table_dir: Path, staging: Path, keep_backup: bool = True,
+            verify: Callable[[Path], None] = _verify_table) -> Path:
     """Make the complete version in ``staging`` the table's ``current``; call under the lock.
 
     The previous ``current`` becomes ``old`` (removed afterwards unless
-    ``keep_backup``).  Raises :class:`TableError` if ``staging`` is incomplete.
+    ``keep_backup``).  ``verify`` raises when ``staging`` is incomplete (the
+    default checks a Parquet table version and raises :class:`TableError`; the
+    full-text index passes its own check).
     """
-    TableVersion(staging).close()  # raises TableError when incomplete
+    verify(staging)
     current, old = table_dir / CURRENT, table_dir / OLD
     if old.exists():
         trash = table_dir / f"{STAGING_PREFIX}trash-{uuid.uuid4().hex[:8]}"

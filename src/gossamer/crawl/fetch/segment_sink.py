@@ -24,7 +24,7 @@ from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.fetch.results import FetchResult
-from gossamer.crawl.fetch.warc import WarcFileWriter
+from gossamer.crawl.fetch.warc import WARC_RECORD_KEY, WarcFileWriter
 from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
 from gossamer.store.table import part_name
@@ -81,7 +81,9 @@ class SegmentSink:
         self.pending.append((result.url, result.datum))
         self.pending.extend(result.linked)
         if self.warc is not None and result.exchange is not None:
-            self.warc.write_exchange(result.exchange)
+            locator = self.warc.write_exchange(result.exchange)
+            if result.content is not None:
+                result.content.metadata[WARC_RECORD_KEY] = locator
         if self.parser is not None and result.content is not None and result.datum.status == CrawlStatus.FETCH_SUCCESS:
             page = self.parser.parse(result.url, result.datum, result.content)
             self.parse_outputs.add(page)

@@ -58,6 +58,11 @@ def payload_digest(body: bytes) -> str:
     return "sha1:" + base64.b32encode(hashlib.sha1(body).digest()).decode("ascii")
 
 
+WARC_RECORD_KEY = "_warc_"
+"""Content-metadata key holding a page's WARC response record as ``<file name>:<byte offset>``
+(the file in the segment's ``content`` directory; the offset is the start of the record's gzip member)."""
+
+
 class WarcFileWriter:
     """Writes HTTP exchanges to rotating ``.warc.gz`` files in ``directory`` (created if missing).
 
@@ -110,11 +115,16 @@ class WarcFileWriter:
         self._gzip.finish()  # one gzip member per record
         self.records += 1
 
-    def write_exchange(self, exchange: HttpExchange) -> None:
-        """Append the request and response records of ``exchange`` (rotating first if the file is full)."""
+    def write_exchange(self, exchange: HttpExchange) -> str:
+        """Append the request and response records of ``exchange`` (rotating first if the file is full).
+
+        Returns the response record's locator ``<file name>:<offset>`` (see :data:`WARC_RECORD_KEY`).
+        """
         if self._raw is not None and 0 < self.max_bytes <= self._raw.tell():
             self._close_file()
         self._open()
+        assert self._raw is not None
+        locator = f"{self.files[-1].name}:{self._raw.tell()}"
         date = warc_date(exchange.date)
         response = WarcRecord()
         response.init_headers(WarcRecordType.response)
@@ -133,6 +143,7 @@ class WarcFileWriter:
         request.set_bytes_content(request_block(exchange))
         self._write(response, hashlib.sha1(exchange.raw_body).digest())
         self._write(request)
+        return locator
 
     def _close_file(self) -> None:
         if self._gzip is not None:

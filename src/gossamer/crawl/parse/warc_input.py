@@ -23,6 +23,7 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.records import Content
 from gossamer.core.settings import Settings, SettingsError
+from gossamer.crawl.fetch.warc import WARC_RECORD_KEY
 from gossamer.plugins.builtin.protocol_http import (
     DECODING_ERROR,
     DECOMPRESSED_LIMIT_PROPERTY,
@@ -110,7 +111,7 @@ def read_responses(path: Path, cap: int) -> Iterator[Response]:
                 continue
             raw = record.reader.read()
             body, cut, error = decode_body(raw, http.get("Content-Encoding") or "", cap)
-            metadata: dict[str, str] = {}
+            metadata: dict[str, str] = {WARC_RECORD_KEY: f"{path.name}:{record.stream_pos}"}
             stored_cut = record.headers.get("WARC-Truncated")
             if stored_cut or cut:
                 metadata[TRUNCATED] = "true"

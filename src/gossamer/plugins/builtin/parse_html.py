@@ -12,7 +12,8 @@ What a parse yields (``ParseResult``):
   (:mod:`~gossamer.plugins.builtin.parse_html_meta`), ``robots``, ``canonical``
   (``<link rel="canonical">``, absolute), ``caching.forbidden`` (the
   ``parser.caching.forbidden.policy``, for ``noarchive``/``no-cache`` pages),
-  ``OriginalCharEncoding`` / ``CharEncodingForConversion`` (the codec used, see
+  ``lang`` (the ``<html lang>`` attribute), ``OriginalCharEncoding`` /
+  ``CharEncodingForConversion`` (the codec used, see
   :mod:`~gossamer.plugins.builtin.parse_charset`), and for a meta refresh
   :data:`REFRESH_URL` (absolute target) and :data:`REFRESH_SECONDS`.
 
@@ -41,6 +42,8 @@ from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from gossamer.plugins.builtin.parse_html_meta import MetaReader
 from gossamer.plugins.registry import PluginInfo
 
+HTML_LANG_KEY = "lang"
+"""Parse-metadata key of the language the page declares in ``<html lang>``."""
 REFRESH_URL = "refresh.url"
 """Parse metadata key: absolute target of a meta refresh (the page signals a redirect)."""
 REFRESH_SECONDS = "refresh.seconds"
@@ -130,6 +133,11 @@ class HtmlParser(Parser):
         parse_meta = meta.tags
         parse_meta.update(notes)
         parse_meta[CHARSET_KEYS[0]] = parse_meta[CHARSET_KEYS[1]] = decoded.charset
+        root = tree.root
+        declared = (root.attributes.get("lang") or root.attributes.get("xml:lang") or "").strip() \
+            if root is not None else ""
+        if declared:
+            parse_meta.setdefault(HTML_LANG_KEY, declared[:35])
         page_url = content.url
         base = self._base(tree, content.base_url or page_url)
         if meta.nofollow:

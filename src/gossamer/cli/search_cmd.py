@@ -1,0 +1,134 @@
+"""``gossamer search``: one query, or a topics file in batch (TREC run output)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gossamer.cli.common import EXIT_NOTHING, EXIT_USAGE, fail, settings_for
+
+if TYPE_CHECKING:
+    from gossamer.search.broker import Broker, SearchResults
+
+
+def search_command(
+    query: Annotated[str | None, typer.Argument(help="the query (see docs/search.md for the syntax)")] = None,
+    crawl_dir: Annotated[Path, typer.Option("-d", "--dir", help="crawl directory")] = Path("crawl"),
+    hits: Annotated[int, typer.Option("-n", "--hits", help="results per page (10)")] = 10,
+    start: Annotated[int, typer.Option("--start", help="rank of the first result (0-based)")] = 0,
+    per_site: Annotated[int | None, typer.Option("--per-site", help="max hits per site (0 = no grouping)")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="explain each hit's score")] = False,
+    nodes: Annotated[str | None, typer.Option("--nodes", help="search nodes host:port,… instead of the local index")]
+    = None,
+    topics: Annotated[Path | None, typer.Option("--topics", help="batch: file of qid<TAB>query lines")] = None,
+    run: Annotated[Path | None, typer.Option("--run", help="batch: TREC run file to write")] = None,
+    tag: Annotated[str, typer.Option("--tag", help="batch: run tag (6th column)")] = "gossamer",
+) -> None:
+    """Search the crawl's index (or search nodes).
+
+    Examples:
+
+      gossamer search -d crawl "os.path join"
+
+      gossamer search -d crawl 'site:docs.python.org "list comprehension" -lambda' --json
+
+      gossamer search -d crawl --topics queries.tsv --run run.txt -n 10
+    """
+    from gossamer.search.broker import SearchUnavailable
+    from gossamer.search.query_parse import QuerySyntaxError
+    from gossamer.search.searcher import open_searcher
+    from gossamer.store.table import TableError
+
+    if hits < 1 or start < 0:
+        fail("-n must be at least 1 and --start at least 0")
+    if (topics is None) != (run is None):
+        fail("--topics and --run go together")
+    if topics is None and not query:
+        fail("give a query, or --topics and --run")
+    settings = settings_for(crawl_dir)
+    try:
+        searcher = open_searcher(crawl_dir, settings, [n.strip() for n in nodes.split(",") if n.strip()]
+                                 if nodes else None)
+    except TableError as exc:
+        fail(str(exc), EXIT_NOTHING)
+    try:
+        if topics is not None and run is not None:
+            raise typer.Exit(_batch(searcher, topics, run, hits, per_site, tag))
+        assert query is not None
+        try:
+            results = searcher.search(query, hits, start, per_site)
+        except QuerySyntaxError as exc:
+            fail(f"bad query: {exc}")
+        except SearchUnavailable as exc:
+            fail(f"search failed: {exc}", EXIT_NOTHING)
+        if as_json:
+            answer = results.to_json()
+            if explain:
+                for hit in answer["hits"]:
+                    hit["explanation"] = searcher.explain(hit["url"], query)
+            typer.echo(json.dumps(answer, ensure_ascii=False, indent=1))
+        else:
+            _print(results, searcher if explain else None)
+    finally:
+        searcher.close()
+
+
+def _print(results: SearchResults, explainer: Broker | None) -> None:
+    """Human-readable results: terms in bold on a terminal, in [brackets] otherwise."""
+    bold = sys.stdout.isatty()
+    shown = f"{results.start + 1}-{results.start + len(results.hits)}" if results.hits else "0"
+    typer.echo(f"Hits {shown} (of {results.total} matching) for {results.query!r} in {results.seconds:.3f} s")
+    if results.partial:
+        typer.echo("partial results: " + "; ".join(results.failures))
+    for rank, hit in enumerate(results.hits, start=results.start + 1):
+        typer.echo(f"\n{rank}. {hit.details.title or hit.url}")
+        typer.echo(f"   {hit.url}  (score {hit.score:.4f})")
+        parts = [f"\033[1m{t}\033[0m" if on and bold else f"[{t}]" if on else t
+                 for t, on in hit.details.snippet.parts()]
+        typer.echo("   " + "".join(parts).replace("\n", " "))
+        if hit.more_from_site:
+            typer.echo(f"   more from {hit.details.site}: site:{hit.details.site}")
+        if explainer is not None:
+            detail = explainer.explain(hit.url, results.query)
+            if detail:
+                typer.echo(f"   = {detail['text_score']:.4f} text × {detail['static_factor']:.3f} static")
+                for leaf in detail["leaves"]:
+                    typer.echo(f"     {leaf['value']:.4f} {leaf['field']}:{leaf['term']} (freq {leaf['freq']:g}, "
+                               f"idf {leaf['idf']:.3f}, boost {leaf['boost']:g})")
+
+
+def _batch(searcher: Broker, topics: Path, run: Path, hits: int, per_site: int | None, tag: str) -> int:
+    """Run every topic; write ``qid Q0 url rank score tag`` lines. Bad lines are reported and skipped."""
+    from gossamer.search.query_parse import QuerySyntaxError
+
+    try:
+        lines = topics.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        fail(f"cannot read {topics}: {exc}")
+    done = bad = 0
+    with open(run, "w", encoding="utf-8") as out:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            qid, sep, text = line.partition("\t")
+            if not sep or not qid.strip() or not text.strip():
+                typer.echo(f"{topics}:{number}: expected qid<TAB>query, skipped", err=True)
+                bad += 1
+                continue
+            try:
+                results = searcher.search(text.strip(), hits, 0, per_site)
+            except QuerySyntaxError as exc:
+                typer.echo(f"{topics}:{number}: bad query ({exc}), skipped", err=True)
+                bad += 1
+                continue
+            for rank, hit in enumerate(results.hits, start=1):
+                out.write(f"{qid.strip()} Q0 {hit.url} {rank} {hit.score:.6f} {tag}\n")
+            done += 1
+    typer.echo(f"{done} topics searched, {bad} skipped; run written to {run}")
+    return EXIT_USAGE if done == 0 and bad else 0

@@ -1,0 +1,185 @@
+"""``invertlinks`` / ``mergelinkdb`` / single-URL reads of the linkdb (Nutch's LinkDb, LinkDbMerger, LinkDbReader).
+
+The linkdb maps a target URL to the links pointing at it (source URL, anchor
+text); table layout and schema in :mod:`gossamer.store.linkdb_schema`.
+
+:func:`invert_links` reads each segment's ``parse_data`` (shuffled; segments
+without it are skipped and reported), inverts the outlinks of successfully
+parsed pages (:class:`~gossamer.crawl.linkdb_logic.InvertMapper`) and merges them
+with the existing linkdb, streamed as a co-partitioned input and taken as it is
+(not normalized or filtered again: ``mergelinkdb -normalize -filter`` does that).
+Per URL the inlinks are kept in input order — existing ones first, then the
+segments in the order given (by source page, then link order) — with one inlink
+per source URL (a later one replaces the anchor of an earlier one in place) and at
+most ``linkdb.max.inlinks``: a new source beyond the cap is dropped.  The new
+version is installed atomically under the table lock, so a failed or killed job
+leaves the previous linkdb as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gossamer.core.records import Inlink
+from gossamer.core.settings import Settings
+from gossamer.crawl.linkdb_logic import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
+from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.engine import Input, Job, ProgressFn, TableSource
+from gossamer.store.install import live_version_dir
+from gossamer.store.linkdb_schema import LINKDB_SCHEMA, batch_to_rows
+from gossamer.store.table import TableError, TableVersion
+
+KIND = "linkdb"
+PARSE_DATA = "parse_data"
+
+__all__ = ["LINKDB_SCHEMA", "InvertReport", "invert_links", "merge_linkdbs", "read_inlinks"]
+
+
+@dataclass
+class InvertReport:
+    """Counters and totals of one invertlinks (or mergelinkdb) run.
+
+    ``done`` is false when there was nothing to do (no input with data, or every
+    link ignored by the settings): then no job ran and the linkdb is unchanged.
+    ``segments`` are the inputs used, ``skipped`` one message per input left out.
+    Counters: ``pages``, ``pages_not_parsed``, ``links``, ``links_internal`` /
+    ``links_external``, ``links_filtered``, ``inlinks`` (inverted), ``urls_unchanged``,
+    ``urls_updated``, ``urls_dropped``, ``inlinks_dropped`` (over ``linkdb.max.inlinks``),
+    ``segments_skipped``, ``errors``.
+    """
+
+    counters: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    total_urls: int = 0
+    segments: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    recovered: list[str] = field(default_factory=list)
+    done: bool = True
+
+
+def _segment_inputs(segment_dirs: Sequence[Path], normalize: bool, filter: bool,
+                    report: InvertReport) -> list[Input]:
+    """One shuffled input per segment with a complete parse_data; the others are noted in ``report``."""
+    inputs = []
+    for segment in segment_dirs:
+        if not segment.is_dir():
+            raise FileNotFoundError(f"no such segment directory: {segment}")
+        data = segment / PARSE_DATA
+        if not data.is_dir():
+            report.skipped.append(f"{segment}: no {PARSE_DATA} (not parsed yet)")
+            continue
+        try:
+            TableVersion(data).close()
+        except TableError as exc:
+            report.skipped.append(f"{segment}: {exc}")
+            continue
+        inputs.append(Input(TableSource(str(data)), InvertMapper(normalize, filter)))
+        report.segments.append(str(segment))
+    report.counters["segments_skipped"] = len(report.skipped)
+    return inputs
+
+
+def invert_links(linkdb_dir: Path, segment_dirs: Sequence[Path], settings: Settings, normalize: bool = True,
+                 filter: bool = True, progress: ProgressFn | None = None) -> InvertReport:
+    """Add the outlinks of ``segment_dirs`` to the linkdb at ``linkdb_dir`` as inlinks (see the module docstring).
+
+    Creates the linkdb when it does not exist.  Raises :class:`FileNotFoundError`
+    for a segment directory that does not exist and
+    :class:`~gossamer.store.LockedError` when another writer holds the linkdb.
+    """
+    started = time.monotonic()
+    report = InvertReport()
+    options = LinkDbSettings.from_settings(settings)
+    seg_inputs = _segment_inputs(segment_dirs, normalize, filter, report)
+    if options.ignore_internal and options.ignore_external:
+        report.skipped.append("every link (linkdb.ignore.internal.links and linkdb.ignore.external.links "
+                              "are both true)")
+        seg_inputs = []
+    if not seg_inputs:
+        report.done = False
+        report.seconds = time.monotonic() - started
+        return report
+
+    def build(run: TableJobRun) -> Job:
+        inputs: list[Input] = []
+        unique: tuple[int, ...] = ()
+        if run.existing is not None:
+            if run.existing.description.kind != KIND:
+                raise TableError(f"{linkdb_dir} holds a {run.existing.description.kind!r} table, not a linkdb")
+            unique = (0,)
+            inputs.append(Input(TableSource(str(run.existing.directory)), None, copartitioned=True))
+        inputs.extend(seg_inputs)
+        return Job("invertlinks", inputs, LINKDB_SCHEMA, LinkDbReducer(unique), LINKDB_SCHEMA, run.parts)
+
+    return _run(linkdb_dir, settings, build, progress, report, started)
+
+
+def merge_linkdbs(out_dir: Path, linkdb_dirs: Sequence[Path], settings: Settings, normalize: bool = False,
+                  filter: bool = False, progress: ProgressFn | None = None) -> InvertReport:
+    """Merge the live versions of ``linkdb_dirs`` into a new version of ``out_dir`` (Nutch's LinkDbMerger).
+
+    Inlinks are merged as by :func:`invert_links`, the inputs in the order given
+    (a later linkdb's anchor replaces an earlier one's for the same source).  With
+    ``normalize`` / ``filter`` every target and source URL goes through the URL
+    chain of scope ``linkdb``.  ``out_dir``'s own current version takes part only
+    when it is listed among the inputs.  Raises :class:`~gossamer.store.TableError`
+    for an input that is not a complete linkdb.
+    """
+    started = time.monotonic()
+    report = InvertReport()
+    sources = []
+    for directory in linkdb_dirs:
+        live = live_version_dir(directory)
+        if live is None:
+            raise TableError(f"no linkdb at {directory} (no current/ directory)")
+        with TableVersion(live) as version:
+            if version.description.kind != KIND:
+                raise TableError(f"{directory} is a {version.description.kind!r} table, not a linkdb")
+        sources.append(TableSource(str(live)))
+        report.segments.append(str(directory))
+    mapper = LinkDbFilter(normalize, filter) if normalize or filter else None
+
+    def build(run: TableJobRun) -> Job:
+        inputs = [Input(source, mapper) for source in sources]
+        unique = () if mapper is not None else tuple(range(len(inputs)))
+        return Job("mergelinkdb", inputs, LINKDB_SCHEMA, LinkDbReducer(unique), LINKDB_SCHEMA, run.parts)
+
+    return _run(out_dir, settings, build, progress, report, started)
+
+
+def _run(table_dir: Path, settings: Settings, build: Callable[[TableJobRun], Job], progress: ProgressFn | None,
+         report: InvertReport, started: float) -> InvertReport:
+    """Run the job under the table lock, install its output, and fill in ``report``."""
+    result, recovered = run_table_job(table_dir, KIND, settings, build, progress)
+    report.counters.update(result.counters)
+    report.errors = result.errors
+    report.recovered = recovered
+    report.total_urls = result.rows
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def read_inlinks(linkdb_dir: Path, url: str, limit: int | None = None) -> list[Inlink]:
+    """The inlinks of ``url`` in stored order (at most ``limit``); ``[]`` when the linkdb or the URL is absent.
+
+    Reads one row group of one part of the live version (no lock: a version being
+    installed meanwhile is retried once).
+    """
+    rows: list[tuple[str, list[Inlink]]] = []
+    for attempt in range(2):
+        directory = live_version_dir(linkdb_dir)
+        if directory is None:
+            return []
+        try:
+            with TableVersion(directory) as version:
+                rows = batch_to_rows(version.lookup(url))
+            break
+        except TableError:
+            if attempt:
+                return []
+    inlinks = rows[0][1] if rows else []
+    return inlinks if limit is None else inlinks[:max(limit, 0)]

@@ -1,0 +1,251 @@
+"""What the index does with one URL: add its document, delete it, or leave it alone.
+
+:class:`DocumentBuilder` receives all rows of one URL (crawldb row, linkdb row and
+the rows of every segment, in input order) and decides, after Nutch's
+IndexerMapReduce (reference §6.4):
+
+* the *latest* fetch is the one of the last segment (segments are given oldest
+  first) whose ``crawl_fetch`` row has a fetch status;
+* with ``-deleteGone`` a gone or redirected latest fetch, or a crawldb status
+  gone / redirect / duplicate, deletes the document; without it such URLs are
+  only skipped;
+* a not-modified fetch leaves the indexed document as it is;
+* a page is indexed only after a successful fetch *and* a successful parse;
+* a page whose robots meta says ``noindex`` is never indexed and its old document
+  is deleted (always — Nutch deletes only with ``indexer.delete.robots.noindex``;
+  keeping a stale copy of a page that asks not to be indexed is worse);
+* with ``-filter`` / ``-normalize`` the URL goes through the ``indexer`` URL chain;
+* the indexing filters build the document in order; one returning ``None`` skips
+  the page (and deletes it with ``indexer.delete.skipped.by.indexingfilter``);
+* ``boost`` = the scoring filters' ``indexer_score`` starting at 1.0 (OPIC: score^0.5).
+
+Counters: ``docs_added``, ``docs_deleted``, ``skipped_*`` by reason.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from gossamer.core.datum import CrawlDatum
+from gossamer.core.records import Inlink, ParseData, ParseStatusCode, ParseText
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus
+from gossamer.crawl.fetch.warc import WARC_RECORD_KEY
+from gossamer.crawl.parse.page import DIGEST_KEY
+from gossamer.engine import TaskContext
+from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
+from gossamer.plugins.builtin.parse_html_meta import robots_words
+
+KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT = 0, 1, 2, 3, 4
+DELETE_DB_STATUSES = pa.array([CrawlStatus.DB_GONE, CrawlStatus.DB_REDIR_TEMP, CrawlStatus.DB_REDIR_PERM,
+                               CrawlStatus.DB_DUPLICATE], pa.uint8())
+_DELETE_DB = frozenset(DELETE_DB_STATUSES.to_pylist())
+_DELETE_FETCH = frozenset({CrawlStatus.FETCH_GONE, CrawlStatus.FETCH_REDIR_TEMP, CrawlStatus.FETCH_REDIR_PERM})
+_FETCH_STATUSES = frozenset({CrawlStatus.FETCH_SUCCESS, CrawlStatus.FETCH_RETRY, CrawlStatus.FETCH_NOTMODIFIED,
+                             *_DELETE_FETCH})
+ADD, DELETE = 1, 2
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """Switches of ``index``."""
+
+    delete_gone: bool = False  # -deleteGone
+    filter: bool = False  # -filter
+    normalize: bool = False  # -normalize
+
+
+class _Row(Mapping[str, Any]):
+    """Row ``i`` of column lists, read like a dict."""
+
+    __slots__ = ("columns", "i")
+
+    def __init__(self, columns: dict[str, list[Any]], i: int) -> None:
+        self.columns = columns
+        self.i = i
+
+    def __getitem__(self, key: str) -> Any:
+        return self.columns[key][self.i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+
+def _datum(row: Mapping[str, Any]) -> CrawlDatum:
+    return CrawlDatum(status=row["status"], fetch_time=row["fetch_time"] or 0, retries=row["retries"] or 0,
+                      fetch_interval=row["fetch_interval"] or 0, score=row["score"] or 0.0,
+                      signature=row["signature"], modified_time=row["modified_time"] or 0,
+                      metadata=dict(row["metadata"] or ()))
+
+
+def json_value(value: Any) -> Any:
+    """JSON encoding of document values: datetimes as RFC 3339 strings."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"cannot index a {type(value).__name__}")
+
+
+class JsonDocument(Mapping[str, Any]):
+    """A document read back as JSON text: ``id`` is known at once, the rest is decoded on first use.
+
+    Writers that store JSON (the built-in tantivy writer) read :attr:`json` and
+    never pay for decoding; any other writer sees an ordinary mapping.
+    """
+
+    __slots__ = ("_fields", "json", "url")
+
+    def __init__(self, url: str, text: str) -> None:
+        self.url = url
+        self.json = text
+        self._fields: dict[str, Any] | None = None
+
+    def _decoded(self) -> dict[str, Any]:
+        if self._fields is None:
+            self._fields = json.loads(self.json)
+        return self._fields
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "id" and self._fields is None:
+            return self.url
+        return self._decoded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+
+@dataclass
+class _Segment:
+    fetch: Mapping[str, Any] | None = None
+    data: Mapping[str, Any] | None = None
+    text: str | None = None
+
+
+class DocumentBuilder:
+    """Per-process: the indexing filter chain, scoring filters and URL chain, built once."""
+
+    def __init__(self, settings: Settings, options: IndexOptions) -> None:
+        repo = PluginRepository(settings)
+        self.options = options
+        self.filters: list[IndexingFilter] = repo.chain(IndexingFilter)
+        self.scoring: list[ScoringFilter] = repo.chain(ScoringFilter)
+        self.chain = URLChain(repo, "indexer", options.normalize, options.filter) \
+            if options.filter or options.normalize else None
+        self.skip_notmodified = settings.get_bool("indexer.skip.notmodified")
+        self.delete_skipped = settings.get_bool("indexer.delete.skipped.by.indexingfilter")
+
+    def actions(self, columns: dict[str, list[Any]], n: int,
+                ctx: TaskContext) -> Iterator[tuple[str, int, str | None]]:
+        """``(url, action, document JSON or None)`` for each URL of ``n`` rows.
+
+        The rows come as column lists, sorted by URL, timestamps as epoch milliseconds.
+        """
+        urls = columns["url"]
+        start = 0
+        for i in range(1, n + 1):
+            if i == n or urls[i] != urls[start]:
+                try:
+                    result = self._one([_Row(columns, j) for j in range(start, i)], ctx)
+                except ValueError as exc:
+                    ctx.count("skipped_error")
+                    ctx.report(f"{urls[start]}: {exc}")
+                    result = None
+                if result is not None:
+                    ctx.count("docs_added" if result[1] == ADD else "docs_deleted")
+                    yield result
+                start = i
+
+    def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, str | None] | None:
+        url = rows[0]["url"]
+        db: CrawlDatum | None = None
+        inlinks: list[Inlink] = []
+        segments: dict[str, _Segment] = {}
+        latest: str | None = None
+        for row in rows:
+            kind = row["kind"]
+            if kind == KIND_DB:
+                db = _datum(row)
+            elif kind == KIND_LINKS:
+                inlinks = [Inlink(link["from_url"] or "", link["anchor"] or "") for link in row["inlinks"] or ()]
+            else:
+                seg = segments.setdefault(row["segment"], _Segment())
+                if kind == KIND_FETCH and row["status"] in _FETCH_STATUSES:
+                    seg.fetch = row
+                    latest = row["segment"]
+                elif kind == KIND_PARSE_DATA:
+                    seg.data = row
+                elif kind == KIND_PARSE_TEXT:
+                    seg.text = row["text"]
+        delete = (url, DELETE, None) if self.options.delete_gone else None
+        if db is not None and db.status in _DELETE_DB:
+            ctx.count(f"skipped_db_{CrawlStatus(db.status).status_name}")
+            return delete
+        if latest is None:
+            return None
+        seg = segments[latest]
+        assert seg.fetch is not None
+        status = seg.fetch["status"]
+        if status in _DELETE_FETCH:
+            ctx.count("skipped_gone_or_redirect")
+            return delete
+        if status != CrawlStatus.FETCH_SUCCESS or (self.skip_notmodified and db is not None
+                                                   and db.status == CrawlStatus.DB_NOTMODIFIED):
+            ctx.count("skipped_not_modified" if status == CrawlStatus.FETCH_NOTMODIFIED else "skipped_not_fetched")
+            return None
+        if seg.data is None or seg.text is None or seg.data["parse_status"] != ParseStatusCode.SUCCESS:
+            ctx.count("skipped_not_parsed")
+            return None
+        data = ParseData(ParseStatusCode.SUCCESS, seg.data["title"] or "", [],
+                         dict(seg.data["content_metadata"] or ()), dict(seg.data["parse_metadata"] or ()))
+        words = robots_words(data.parse_metadata.get("robots", ""))
+        if "noindex" in words or "none" in words:
+            ctx.count("skipped_robots_noindex")
+            return url, DELETE, None
+        if self.chain is not None:
+            new_url = self.chain.filter(self.chain.normalize(url))
+            if new_url is None:
+                ctx.count("skipped_filtered")
+                return None
+            url = new_url
+        fetch = _datum(seg.fetch)
+        page = IndexInput(url, db, fetch, ParseResult(data, ParseText(seg.text)), inlinks, latest)
+        doc: dict[str, Any] | None = {}
+        for indexing_filter in self.filters:
+            doc = indexing_filter.filter(doc, page)
+            if doc is None:
+                ctx.count(f"skipped_by_{type(indexing_filter).__name__}")
+                return (url, DELETE, None) if self.delete_skipped else None
+        return url, ADD, json.dumps(self._core(doc, page), default=json_value, ensure_ascii=False)
+
+    def _core(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any]:
+        boost = 1.0
+        for scoring in self.scoring:
+            boost = scoring.indexer_score(page.url, doc, page.db or page.fetch, page.fetch, page.parse,
+                                          page.inlinks, boost)
+        doc["id"] = page.url
+        doc["boost"] = float(boost)
+        doc["segment"] = page.segment
+        site = doc.get("site")
+        if isinstance(site, str):
+            doc["site_hash"] = zlib.crc32(site.encode("utf-8"))
+        signature = page.fetch.signature or (page.db.signature if page.db is not None else None)
+        digest = page.parse.data.content_metadata.get(DIGEST_KEY) or (signature.hex() if signature
+                                                                                  else "")
+        if digest:
+            doc["digest"] = digest
+        locator = page.parse.data.content_metadata.get(WARC_RECORD_KEY)
+        if locator:
+            doc["warc"] = f"{page.segment}/{locator}"
+        return doc

@@ -1,0 +1,177 @@
+"""``index`` and ``clean``: drive the index writers with the actions of the index job.
+
+``index`` opens every active IndexWriter (the built-in one takes the index
+lock first, so two index runs never interleave), runs the engine job of
+:mod:`gossamer.index.job` into a temporary table beside the index, feeds its
+actions to the writers in part order and commits them.  Any failure closes the
+writers without committing: the live index stays as it was.
+
+``clean`` deletes from the index every URL the crawldb marks gone or duplicate
+(Nutch's CleaningJob).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.core.settings import Settings
+from gossamer.core.status import CrawlStatus
+from gossamer.engine import ProgressFn, run_job
+from gossamer.index.documents import IndexOptions, JsonDocument
+from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
+from gossamer.index.schema import merge_fields
+from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
+from gossamer.store.install import discard, live_version_dir, new_staging_dir
+from gossamer.store.table import TableError, TableVersion
+
+CLEAN_STATUSES = (CrawlStatus.DB_GONE, CrawlStatus.DB_DUPLICATE)
+
+
+@dataclass
+class IndexReport:
+    """What an index or clean run did."""
+
+    counters: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def added(self) -> int:
+        """Documents added or replaced."""
+        return self.counters.get("docs_added", 0)
+
+    @property
+    def deleted(self) -> int:
+        """Delete actions sent."""
+        return self.counters.get("docs_deleted", 0)
+
+
+def index_fields(repo: PluginRepository) -> tuple[IndexField, ...]:
+    """The index schema under the current settings: core fields + every active filter's fields."""
+    return merge_fields(f for flt in repo.chain(IndexingFilter) for f in flt.fields)
+
+
+def _open_writers(repo: PluginRepository, index_dir: Path) -> list[IndexWriter]:
+    writers: list[IndexWriter] = repo.chain(IndexWriter)
+    if not writers:
+        raise ValueError("no index writer is active (plugin.includes must match one, e.g. indexer-tantivy)")
+    fields = index_fields(repo)
+    opened: list[IndexWriter] = []
+    try:
+        for writer in writers:
+            writer.open(str(index_dir), fields)
+            opened.append(writer)
+    except BaseException:
+        for writer in opened:
+            writer.close()
+        raise
+    return opened
+
+
+def _run_writers(repo: PluginRepository, index_dir: Path, report: IndexReport,
+                 feed: Callable[[list[IndexWriter]], None]) -> None:
+    writers = _open_writers(repo, index_dir)
+    try:
+        feed(writers)
+        for writer in writers:
+            writer.commit()
+    finally:
+        for writer in writers:
+            writer.close()
+            report.notes.extend(getattr(writer, "notes", ()))
+
+
+def _live(table_dir: Path | None) -> TableVersion | None:
+    if table_dir is None:
+        return None
+    live = live_version_dir(table_dir)
+    return TableVersion(live) if live is not None else None
+
+
+def index(index_dir: Path, crawldb: Path | None, linkdb: Path | None, segments: list[Path], settings: Settings,
+          options: IndexOptions | None = None, progress: ProgressFn | None = None) -> IndexReport:
+    """Index ``segments`` into ``index_dir`` (see the module docstring)."""
+    options = options or IndexOptions()
+    started = time.monotonic()
+    report = IndexReport()
+    db = _live(crawldb)
+    if crawldb is not None and db is None:
+        raise TableError(f"no crawldb at {crawldb}")
+    links = _live(linkdb)
+    if linkdb is not None and links is None:
+        report.notes.append(f"no linkdb at {linkdb}: documents get no anchor texts")
+    parts = db.parts if db is not None else settings.get_int("store.parts")
+    inputs, notes = index_inputs(db, links, segments, parts)
+    report.notes.extend(notes)
+    if len(inputs) == (db is not None) + (links is not None):
+        raise ValueError("none of the segments has fetched and parsed data to index")
+    repo = PluginRepository(settings)
+
+    def feed(writers: list[IndexWriter]) -> None:
+        staging = new_staging_dir(index_dir)
+        try:
+            result = run_job(actions_job(inputs, options, parts), staging, settings, progress)
+            report.counters.update(result.counters)
+            report.errors.extend(result.errors)
+            for url, action, doc in _read_actions(staging, parts):
+                for writer in writers:
+                    if action == ACTION_ADD:
+                        writer.write(JsonDocument(url, doc))
+                    else:
+                        writer.delete(url)
+        finally:
+            discard(staging)
+            for version in (db, links):
+                if version is not None:
+                    version.close()
+
+    _run_writers(repo, index_dir, report, feed)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _read_actions(directory: Path, parts: int) -> Iterator[tuple[str, int, str]]:
+    import pyarrow.parquet as pq
+
+    from gossamer.store.table import part_name
+
+    for i in range(parts):
+        path = directory / part_name(i)
+        if not path.is_file():
+            continue
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
+            yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
+                           batch.column("doc").to_pylist(), strict=True)
+
+
+def clean(index_dir: Path, crawldb: Path, settings: Settings) -> IndexReport:
+    """Delete from the index every URL whose crawldb status is gone or duplicate."""
+    started = time.monotonic()
+    report = IndexReport()
+    db = _live(crawldb)
+    if db is None:
+        raise TableError(f"no crawldb at {crawldb}")
+    statuses = pa.array([int(s) for s in CLEAN_STATUSES], pa.uint8())
+
+    def feed(writers: list[IndexWriter]) -> None:
+        try:
+            for i in range(db.parts):
+                for batch in db.iter_part(i, 65536):
+                    urls = batch.column("url").filter(pc.is_in(batch.column("status"), value_set=statuses))
+                    for url in urls.to_pylist():
+                        report.counters["docs_deleted"] = report.counters.get("docs_deleted", 0) + 1
+                        for writer in writers:
+                            writer.delete(url)
+        finally:
+            db.close()
+
+    _run_writers(PluginRepository(settings), index_dir, report, feed)
+    report.seconds = time.monotonic() - started
+    return report

@@ -1,0 +1,155 @@
+"""The index job's engine half: join the crawldb, the linkdb and segments by URL into index actions.
+
+Inputs, in this order (so within a URL the engine hands the rows over in this order):
+the crawldb (co-partitioned), the linkdb (co-partitioned when it has the crawldb's
+part count, else shuffled) and, per segment, ``crawl_fetch``, ``parse_data`` and
+``parse_text``.  Each map projects its table onto :data:`SHUFFLE_SCHEMA` (one
+``kind`` per table; columns of other tables are null).  The reduce
+(:class:`IndexReducer`) keeps only URLs that have segment rows (or, with
+``-deleteGone``, a crawldb status that calls for a delete) and hands each to
+:class:`~gossamer.index.documents.DocumentBuilder`; the output is one row per
+action (:data:`ACTIONS_SCHEMA`: add with the document as JSON, or delete).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from gossamer.engine import Input, Job, TableSource, TaskContext
+from gossamer.index.documents import (
+    DELETE_DB_STATUSES,
+    KIND_DB,
+    KIND_FETCH,
+    KIND_LINKS,
+    KIND_PARSE_DATA,
+    KIND_PARSE_TEXT,
+    DocumentBuilder,
+    IndexOptions,
+)
+from gossamer.plugins import settings_key
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.table import TableVersion
+
+METADATA = pa.map_(pa.string(), pa.string())
+INLINK_TYPE = pa.struct([pa.field("from_url", pa.string()), pa.field("anchor", pa.string())])
+SHUFFLE_SCHEMA = pa.schema(
+    [pa.field("url", pa.string(), nullable=False), pa.field("kind", pa.uint8()), pa.field("segment", pa.string())]
+    + [pa.field(f.name, f.type) for f in CRAWLDB_SCHEMA if f.name not in ("url", "host")]
+    + [pa.field("parse_status", pa.uint8()), pa.field("title", pa.string()),
+       pa.field("content_metadata", METADATA), pa.field("parse_metadata", METADATA),
+       pa.field("text", pa.large_string()), pa.field("inlinks", pa.list_(INLINK_TYPE))]
+)
+ACTION_ADD, ACTION_DELETE = 1, 2
+ACTIONS_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False), pa.field("action", pa.uint8()),
+                            pa.field("doc", pa.large_string())])
+SEGMENT_TABLES = (("crawl_fetch", KIND_FETCH), ("parse_data", KIND_PARSE_DATA), ("parse_text", KIND_PARSE_TEXT))
+
+
+@dataclass(frozen=True)
+class ProjectRows:
+    """Map: one table's rows onto :data:`SHUFFLE_SCHEMA`, tagged with its kind and segment."""
+
+    kind: int
+    segment: str = ""
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        n = batch.num_rows
+        names = set(batch.schema.names)
+        arrays = []
+        for field in SHUFFLE_SCHEMA:
+            source = field.name
+            if self.kind == KIND_PARSE_DATA and field.name == "parse_status":
+                source = "status"
+            elif self.kind == KIND_PARSE_DATA and field.name == "status":
+                source = ""
+            if field.name == "kind":
+                arrays.append(pa.array([self.kind] * n, pa.uint8()))
+            elif field.name == "segment":
+                arrays.append(pa.array([self.segment] * n, pa.string()))
+            elif source in names:
+                column = batch.column(source)
+                arrays.append(column if column.type == field.type else column.cast(field.type))
+            else:
+                arrays.append(pa.nulls(n, field.type))
+        yield pa.RecordBatch.from_arrays(arrays, schema=SHUFFLE_SCHEMA)
+
+
+@dataclass(frozen=True)
+class IndexReducer:
+    """Reduce: the index actions of each URL (see :class:`~gossamer.index.documents.DocumentBuilder`)."""
+
+    options: IndexOptions
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        if batch.num_rows == 0:
+            return
+        kinds = batch.column("kind")
+        wanted = pc.greater_equal(kinds, KIND_FETCH)
+        if self.options.delete_gone:
+            gone = pc.and_(pc.equal(kinds, KIND_DB), pc.is_in(batch.column("status"), value_set=DELETE_DB_STATUSES))
+            wanted = pc.or_(wanted, pc.fill_null(gone, False))
+        urls = pc.unique(batch.column("url").filter(wanted))
+        if len(urls) == 0:
+            return
+        rows = batch.filter(pc.is_in(batch.column("url"), value_set=urls))
+        columns = {name: _pylist(rows.column(name)) for name in rows.schema.names if not name.startswith("_")}
+        builder: DocumentBuilder = ctx.cached(settings_key(ctx.settings, "index-builder", self.options),
+                                              lambda: DocumentBuilder(ctx.settings, self.options))
+        out_urls: list[str] = []
+        out_actions: list[int] = []
+        out_docs: list[str | None] = []
+        for url, action, doc in builder.actions(columns, rows.num_rows, ctx):
+            out_urls.append(url)
+            out_actions.append(action)
+            out_docs.append(doc)
+        if out_urls:
+            yield pa.RecordBatch.from_arrays([pa.array(out_urls, pa.string()), pa.array(out_actions, pa.uint8()),
+                                              pa.array(out_docs, pa.large_string())], schema=ACTIONS_SCHEMA)
+
+
+def _pylist(column: pa.Array) -> list[Any]:
+    """A column as Python values; timestamps as epoch milliseconds (no datetime objects)."""
+    if pa.types.is_timestamp(column.type):
+        column = column.cast(pa.timestamp("ms", tz=column.type.tz)).cast(pa.int64())
+    return column.to_pylist()
+
+
+def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segments: list[Path],
+                 parts: int) -> tuple[list[Input], list[str]]:
+    """The job's inputs and notes about segments that had nothing to index."""
+    inputs: list[Input] = []
+    notes: list[str] = []
+    if crawldb is not None:
+        inputs.append(Input(TableSource(str(crawldb.directory)), ProjectRows(KIND_DB), copartitioned=True))
+    if linkdb is not None:
+        inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS),
+                            copartitioned=linkdb.parts == parts and linkdb.description.partitioner
+                            == crawldb_partitioner(crawldb)))
+    for segment in segments:
+        present = [(name, kind) for name, kind in SEGMENT_TABLES if (segment / name / "_SUCCESS").is_file()]
+        if len(present) < len(SEGMENT_TABLES):
+            missing = sorted({name for name, _ in SEGMENT_TABLES} - {name for name, _ in present})
+            notes.append(f"segment {segment.name}: no {', '.join(missing)} (not fetched or not parsed), skipped")
+            continue
+        for name, kind in present:
+            inputs.append(Input(TableSource(str(segment / name)), ProjectRows(kind, segment.name)))
+    return inputs, notes
+
+
+def crawldb_partitioner(crawldb: TableVersion | None) -> str | None:
+    """The crawldb's partitioner name (``None`` without a crawldb)."""
+    return crawldb.description.partitioner if crawldb is not None else None
+
+
+def actions_job(inputs: list[Input], options: IndexOptions, parts: int) -> Job:
+    """The engine job writing :data:`ACTIONS_SCHEMA` parts."""
+    return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts)
+
+
+__all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs"]

@@ -1,0 +1,90 @@
+"""Plugin ``language-identifier``: the page language as ``lang`` (after Nutch's language-identifier).
+
+``lang.extraction.policy`` lists the sources in order: ``detect`` reads what the
+page declares (the ``Content-Language`` header, ``<html lang>`` / ``dc.language``
+meta when the parser kept them), ``identify`` runs py3langid on the first
+``lang.analyze.max.length`` characters of title and text.  With
+``lang.identification.only.certain`` an identification below
+:data:`CERTAIN_PROBABILITY` gives ``unknown``.  ``lang.index.languages``, when
+set, keeps every other language out of the index.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+from gossamer.core.settings import Settings
+from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
+from gossamer.plugins.builtin.index_more import header
+from gossamer.plugins.registry import PluginInfo
+
+CERTAIN_PROBABILITY = 0.9
+UNKNOWN = "unknown"
+_CODE = re.compile(r"^[a-z]{2,3}")
+DECLARED_KEYS = ("lang", "language", "dc.language", "content-language")
+
+
+@cache
+def _identifier() -> LanguageIdentifier:
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def declared_language(content_meta: dict[str, str], parse_meta: dict[str, str]) -> str | None:
+    """The primary language code a page declares, or ``None``."""
+    values = [header(content_meta, "Content-Language")] + [parse_meta.get(key, "") for key in DECLARED_KEYS]
+    for value in values:
+        match = _CODE.match(value.strip().lower())
+        if match:
+            return match.group(0)
+    return None
+
+
+class LanguageIndexingFilter(IndexingFilter):
+    """lang: declared or identified language."""
+
+    fields = (IndexField("lang", "raw", description="language code (ISO 639-1) or 'unknown'"),)
+
+    def __init__(self, settings: Settings) -> None:
+        self.policy = [p.strip().lower() for p in settings.get_list("lang.extraction.policy")]
+        self.max_length = settings.get_int("lang.analyze.max.length")
+        self.only_certain = settings.get_bool("lang.identification.only.certain")
+        self.allowed = {code.strip().lower() for code in settings.get_list("lang.index.languages")}
+
+    def identify(self, text: str) -> str:
+        """py3langid's language of ``text`` (``unknown`` for empty or uncertain text)."""
+        sample = text[: self.max_length] if self.max_length > 0 else text
+        if not sample.strip():
+            return UNKNOWN
+        code, probability = _identifier().classify(sample)
+        if self.only_certain and probability < CERTAIN_PROBABILITY:
+            return UNKNOWN
+        return str(code)
+
+    def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
+        lang: str | None = None
+        data = page.parse.data
+        for source in self.policy:
+            if source == "detect":
+                lang = declared_language(data.content_metadata, data.parse_metadata)
+            elif source == "identify":
+                lang = self.identify(f"{data.title} {page.parse.text.text or ''}")
+            if lang and lang != UNKNOWN:
+                break
+        lang = lang or UNKNOWN
+        if self.allowed and lang not in self.allowed:
+            return None
+        doc["lang"] = lang
+        return doc
+
+
+PLUGIN = PluginInfo(
+    id="language-identifier",
+    point="IndexingFilter",
+    factory=LanguageIndexingFilter,
+    description="lang: declared (Content-Language, meta) or identified (py3langid) language",
+    aliases=("index-language", "org.apache.nutch.analysis.lang.LanguageIndexingFilter"),
+)

@@ -1,0 +1,137 @@
+"""Plugin ``indexer-tantivy``: the built-in index writer — N tantivy shards in ``<crawl>/index``.
+
+``open`` takes the index directory's lock, repairs what a crashed writer left,
+and starts the next version from hard links to the live one (or from empty
+shards, ``index.shards`` of them).  ``write`` replaces a URL's document in its
+shard (delete by ``id`` then add), ``delete`` removes it, ``commit`` commits
+every shard and installs the version atomically (see :mod:`gossamer.index.store`).
+``close`` without ``commit`` drops the staging version; the live index is unchanged.
+
+An existing index keeps its shard count; a different ``index.shards`` is
+reported and ignored (re-index into a new directory to re-shard).  An index
+whose fields differ from the active filters' fields is refused with a clear
+message, since documents already indexed would lack the new fields.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from gossamer.core.settings import Settings
+from gossamer.index.documents import json_value
+from gossamer.index.schema import build_schema
+from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of, verify_index
+from gossamer.plugins.api import IndexField, IndexWriter
+from gossamer.plugins.registry import PluginInfo
+from gossamer.store.install import discard, install, live_version_dir, new_staging_dir, recover
+from gossamer.store.lock import TableLock
+from gossamer.store.table import TableError
+
+LOG = logging.getLogger(__name__)
+MIN_HEAP_PER_THREAD = 15_000_000
+
+
+class TantivyIndexWriter(IndexWriter):
+    """Writes the crawl's sharded tantivy index (see the module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.shards = max(1, settings.get_int("index.shards"))
+        self.heap_bytes = max(1, settings.get_int("index.writer.heap.mb")) << 20
+        self.notes: list[str] = []
+        self._lock: TableLock | None = None
+        self._staging: Path | None = None
+        self._writers: list[tantivy.IndexWriter] = []
+        self._fields: tuple[IndexField, ...] = ()
+        self.directory: Path | None = None
+
+    def open(self, location: str, fields: Sequence[IndexField]) -> None:
+        self.directory = Path(location)
+        self._fields = tuple(fields)
+        self._lock = TableLock(self.directory, self.settings.get_float("store.lock.wait.seconds"))
+        self._lock.acquire()
+        try:
+            self.notes.extend(recover(self.directory))
+            live = live_version_dir(self.directory)
+            existing = IndexDescription.read(live) if live is not None else None
+            if existing is not None and existing.fields != self._fields:
+                new = {f.name for f in self._fields} ^ {f.name for f in existing.fields}
+                raise TableError(
+                    f"{self.directory}: the index was built with other fields ({', '.join(sorted(new)) or 'options'}"
+                    " differ) — index every segment into a new index directory, or restore the indexing filters")
+            if existing is not None and existing.shards != self.shards:
+                self.notes.append(f"the index has {existing.shards} shards; index.shards={self.shards} ignored")
+                self.shards = existing.shards
+            self._staging = new_staging_dir(self.directory)
+            schema = build_schema(self._fields)
+            cores = os.cpu_count() or 1
+            threads = max(1, min(cores // self.shards, self.heap_bytes // self.shards // MIN_HEAP_PER_THREAD))
+            heap = max(self.heap_bytes // self.shards, MIN_HEAP_PER_THREAD * threads)
+            for i in range(self.shards):
+                target = self._staging / shard_name(i)
+                if live is not None:
+                    link_copy(live / shard_name(i), target)
+                    index = tantivy.Index.open(str(target))
+                else:
+                    target.mkdir()
+                    index = tantivy.Index(schema, path=str(target), reuse=False)
+                self._writers.append(index.writer(heap_size=heap, num_threads=threads))
+        except BaseException:
+            self.close()
+            raise
+
+    def write(self, doc: Mapping[str, Any]) -> None:
+        url = str(doc["id"])
+        writer = self._writers[shard_of(url, self.shards)]
+        writer.delete_documents_by_term("id", url)
+        text = getattr(doc, "json", None)
+        writer.add_json(text if isinstance(text, str) else json.dumps(doc, default=json_value, ensure_ascii=False))
+
+    def delete(self, url: str) -> None:
+        self._writers[shard_of(url, self.shards)].delete_documents_by_term("id", url)
+
+    def commit(self) -> None:
+        assert self._staging is not None and self.directory is not None
+        for writer in self._writers:
+            writer.commit()
+        for writer in self._writers:
+            writer.wait_merging_threads()
+        self._writers = []
+        docs = 0
+        for i in range(self.shards):
+            index = tantivy.Index.open(str(self._staging / shard_name(i)))
+            docs += index.searcher().num_docs
+        finish_index(self._staging, self.shards, docs, self._fields)
+        install(self.directory, self._staging, keep_backup=self.settings.get_bool("db.preserve.backup"),
+                verify=verify_index)
+        self._staging = None
+        self.close()
+
+    def close(self) -> None:
+        for writer in self._writers:
+            try:
+                writer.rollback()
+            except ValueError:
+                pass
+        self._writers = []
+        if self._staging is not None:
+            discard(self._staging)
+            self._staging = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+
+PLUGIN = PluginInfo(
+    id="indexer-tantivy",
+    point="IndexWriter",
+    factory=TantivyIndexWriter,
+    description="the built-in full-text index: tantivy shards in <crawl>/index",
+)

@@ -1,0 +1,206 @@
+"""The broker: one query over many backends, merged into one page of results.
+
+:class:`Broker` runs the protocol of :mod:`gossamer.search.backend` against every
+backend in parallel: statistics (summed), candidates (scored with the sums, so
+every backend's scores compare), a merge that keeps at most ``per_site`` hits
+per site, then details for the page's hits.  A backend that fails or does not
+answer within ``searcher.node.timeout`` seconds is left out: the answer is then
+marked ``partial`` and names the backend, and the query still succeeds when any
+backend answered.
+
+Per-site grouping across backends: each backend already keeps at most
+``per_site`` per site of its own, but a site's best hits may come from several
+backends, so the merge can drop some; when a backend whose list was full lost
+hits that way and its last candidate could still reach the page, it is asked
+again for more (at most :data:`MAX_ROUNDS` rounds).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from gossamer.core.settings import Settings
+from gossamer.search.backend import Candidate, HitDetails, SearchBackend, SearchPage, group_by_site
+from gossamer.search.scoring import Stats
+
+MAX_ROUNDS = 4
+T = TypeVar("T")
+
+
+@dataclass
+class Hit:
+    """One result: its details, global score and whether its site has more hits."""
+
+    details: HitDetails
+    score: float
+    more_from_site: bool
+    backend: int
+
+    @property
+    def url(self) -> str:
+        """The page URL."""
+        return self.details.url
+
+
+@dataclass
+class SearchResults:
+    """One page of results."""
+
+    query: str
+    hits: list[Hit]
+    total: int
+    start: int
+    seconds: float
+    partial: bool = False
+    failures: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON answer of the API and of ``search --json``."""
+        return {
+            "query": self.query, "total": self.total, "start": self.start, "seconds": round(self.seconds, 6),
+            "partial": self.partial, "failures": self.failures,
+            "hits": [{"url": h.url, "title": h.details.title, "site": h.details.site, "score": h.score,
+                      "more_from_site": h.more_from_site, "snippet": h.details.snippet.text,
+                      "highlights": h.details.snippet.highlights, "fields": h.details.fields} for h in self.hits],
+        }
+
+
+class Broker:
+    """Searches every backend and merges (see the module docstring)."""
+
+    def __init__(self, backends: Sequence[SearchBackend], settings: Settings,
+                 names: Sequence[str] | None = None) -> None:
+        if not backends:
+            raise ValueError("a broker needs at least one backend")
+        self.backends = list(backends)
+        self.names = list(names) if names is not None else [f"backend {i}" for i in range(len(backends))]
+        self.per_site_default = settings.get_int("searcher.max.hits.per.site")
+        self.timeout = settings.get_float("searcher.node.timeout")
+        self.pool = ThreadPoolExecutor(max_workers=max(2, len(backends) * 2), thread_name_prefix="broker")
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _all(self, call: Callable[[int, SearchBackend], T], which: Sequence[int],
+             failures: dict[int, str]) -> dict[int, T]:
+        """``call(i, backend)`` on the backends ``which`` in parallel; failures recorded, not raised."""
+        if len(which) == 1 and len(self.backends) == 1:
+            try:
+                return {which[0]: call(which[0], self.backends[which[0]])}
+            except Exception as exc:
+                if not _is_remote_failure(exc):
+                    raise
+                failures[which[0]] = f"{self.names[which[0]]}: {exc}"
+                return {}
+        futures = {i: self.pool.submit(call, i, self.backends[i]) for i in which}
+        wait(futures.values(), timeout=self.timeout)
+        answers: dict[int, T] = {}
+        for i, future in futures.items():
+            if not future.done():
+                future.cancel()
+                failures[i] = f"{self.names[i]}: no answer within {self.timeout:g} s"
+                continue
+            exc = future.exception()
+            if exc is None:
+                answers[i] = future.result()
+            elif _is_remote_failure(exc):
+                failures[i] = f"{self.names[i]}: {exc}"
+            else:
+                raise exc
+        return answers
+
+    def search(self, text: str, n: int = 10, start: int = 0, per_site: int | None = None) -> SearchResults:
+        """One page of results: ``n`` hits from rank ``start`` (0-based)."""
+        started = time.monotonic()
+        per_site = self.per_site_default if per_site is None else max(0, per_site)
+        failures: dict[int, str] = {}
+        live = list(range(len(self.backends)))
+        parts = self._all(lambda _, b: b.stats(text), live, failures)
+        if not parts:
+            raise SearchUnavailable("; ".join(failures.values()) or "no search backend answered")
+        stats = sum(parts.values(), Stats())
+        live = sorted(parts)
+        need = start + n
+        wants = dict.fromkeys(live, need)
+        pages: dict[int, SearchPage] = {}
+        for _ in range(MAX_ROUNDS):
+            asked = [i for i in live if i not in pages or wants[i] > len(pages[i].candidates)]
+            answers = self._all(lambda i, b: b.search(text, wants[i], per_site, stats),
+                                asked, failures)
+            pages.update(answers)
+            live = [i for i in live if i in pages]
+            merged = self._merge(pages, live, per_site)
+            more = self._more_needed(pages, live, merged, need, per_site)
+            if not more:
+                break
+            for i, extra in more.items():
+                wants[i] += extra
+        if not live:
+            raise SearchUnavailable("; ".join(failures.values()))
+        page_hits = self._merge(pages, live, per_site)[start:need]
+        hits = self._details(text, page_hits, failures)
+        total = sum(pages[i].total for i in live)
+        return SearchResults(text, hits, total, start, time.monotonic() - started, bool(failures),
+                             [failures[i] for i in sorted(failures)])
+
+    def explain(self, url: str, text: str) -> dict[str, Any] | None:
+        """The explanation of ``url``'s score for ``text`` (``None`` when no backend has the page)."""
+        failures: dict[int, str] = {}
+        parts = self._all(lambda _, b: b.stats(text), list(range(len(self.backends))), failures)
+        stats = sum(parts.values(), Stats())
+        answers = self._all(lambda _, b: b.explain(url, text, stats), sorted(parts), failures)
+        for i in sorted(answers):
+            if answers[i] is not None:
+                return answers[i]
+        return None
+
+    @staticmethod
+    def _merge(pages: dict[int, SearchPage], live: list[int], per_site: int) -> list[tuple[int, Candidate]]:
+        tagged = {id(c): i for i in live for c in pages[i].candidates}
+        merged = group_by_site([c for i in live for c in pages[i].candidates], per_site)
+        return [(tagged[id(c)], c) for c in merged]
+
+    @staticmethod
+    def _more_needed(pages: dict[int, SearchPage], live: list[int], merged: list[tuple[int, Candidate]],
+                     need: int, per_site: int) -> dict[int, int]:
+        if not per_site:
+            return {}
+        kept = {id(c) for _, c in merged[:need]}
+        floor = merged[need - 1][1].score if len(merged) >= need else float("-inf")
+        extra: dict[int, int] = {}
+        for i in live:
+            candidates = pages[i].candidates
+            full = len(candidates) >= need
+            dropped = sum(1 for c in candidates if id(c) not in kept)
+            if full and dropped and candidates[-1].score >= floor:
+                extra[i] = dropped
+        return extra
+
+    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], failures: dict[int, str]) -> list[Hit]:
+        by_backend: dict[int, list[int]] = {}
+        for position, (i, _) in enumerate(page_hits):
+            by_backend.setdefault(i, []).append(position)
+        answers = self._all(lambda i, b: b.details([page_hits[p][1] for p in by_backend[i]], text),
+                           sorted(by_backend), failures)
+        found: dict[int, Hit] = {}
+        for i, details in answers.items():
+            for position, detail in zip(by_backend[i], details, strict=True):
+                candidate = page_hits[position][1]
+                found[position] = Hit(detail, candidate.score, candidate.more, i)
+        return [found[p] for p in range(len(page_hits)) if p in found]
+
+
+class SearchUnavailable(RuntimeError):
+    """No backend could answer."""
+
+
+def _is_remote_failure(exc: BaseException) -> bool:
+    """Failures that mean "this backend is down or slow" rather than "the query is bad"."""
+    from gossamer.search.query_parse import QuerySyntaxError
+
+    return not isinstance(exc, QuerySyntaxError)

@@ -1,0 +1,188 @@
+"""Scores that do not depend on how the index is split: BM25 with whole-index statistics.
+
+tantivy scores with the statistics of the one index it searches (documents,
+document frequency of each term, average field length), so the same page would
+score differently in a 1-shard and an 8-shard index.  Gossamer therefore uses
+tantivy's own score only to *find* candidates, and gives every hit the score
+it would have in one index holding all shards:
+
+1. :class:`Stats` — documents, tokens per field and the document frequency of
+   each query term — is summed over every shard (over every search node, in a
+   first round trip: "DFS" in Elasticsearch's words);
+2. a candidate's score is taken apart through tantivy's explanation: for each
+   scoring leaf (a boosted term query on one field) the term frequency and the
+   (quantized) field length of that document, which do not depend on the split;
+3. :func:`exact_score` recomputes BM25 (k1 = 1.2, b = 0.75, tantivy's and
+   Lucene's) for each leaf with the global statistics and sums them;
+4. the static rank multiplies it: ``score = bm25 × log2(2 + boost)``, ``boost`` =
+   the crawldb score ^ ``indexer.score.power`` (OPIC's 0.5), the same factor
+   tantivy's ``weight_by_field`` applies while collecting candidates.
+
+:func:`ratio_bound` bounds global/local score per shard, so a shard can stop
+explaining candidates once no later one can reach the current top.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+K1, B = 1.2, 0.75
+LeafKey = tuple[str, str]
+_CONTEXT = re.compile(r'^Term=Term\(field=(\d+), type=Str, "(.*)"\)$', re.S)
+_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|.)", re.S)
+_SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "0": "\0"}
+
+
+@dataclass
+class Stats:
+    """Collection statistics, summable over shards and nodes (``a + b``)."""
+
+    docs: int = 0
+    tokens: dict[str, float] = field(default_factory=dict)
+    df: dict[LeafKey, int] = field(default_factory=dict)
+
+    def __add__(self, other: Stats) -> Stats:
+        tokens = dict(self.tokens)
+        for name, value in other.tokens.items():
+            tokens[name] = tokens.get(name, 0.0) + value
+        df = dict(self.df)
+        for key, value in other.df.items():
+            df[key] = df.get(key, 0) + value
+        return Stats(self.docs + other.docs, tokens, df)
+
+    def avgdl(self, field_name: str) -> float:
+        """Average length of ``field_name`` (1.0 when unknown, so nothing divides by zero)."""
+        total = self.tokens.get(field_name, 0.0)
+        return total / self.docs if self.docs and total > 0 else 1.0
+
+    def idf(self, key: LeafKey) -> float:
+        """BM25 idf of a (field, term): ``ln(1 + (N - n + 0.5) / (n + 0.5))``."""
+        n = self.df.get(key, 0)
+        return math.log(1.0 + (self.docs - n + 0.5) / (n + 0.5))
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able form (search nodes send it to the broker)."""
+        return {"docs": self.docs, "tokens": self.tokens,
+                "df": [[f, t, n] for (f, t), n in self.df.items()]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Stats:
+        """Inverse of :meth:`to_json`."""
+        return cls(int(data["docs"]), {str(k): float(v) for k, v in data["tokens"].items()},
+                   {(str(f), str(t)): int(n) for f, t, n in data["df"]})
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One scoring leaf of one hit: multiplier (boosts), field, term, term frequency, field length."""
+
+    weight: float
+    field: str
+    term: str
+    freq: float
+    length: float
+
+
+def rust_unescape(text: str) -> str:
+    """Undo Rust's ``{:?}`` string escaping (how tantivy's explanation prints terms)."""
+    def replace(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code.startswith("u{"):
+            return chr(int(code[2:-1], 16))
+        return _SIMPLE.get(code, code)
+    return _ESCAPE.sub(replace, text)
+
+
+def leaves_of(explanation: str | dict[str, Any], field_names: Sequence[str]) -> list[Leaf]:
+    """The scoring leaves in a tantivy explanation (JSON text or parsed)."""
+    node = json.loads(explanation) if isinstance(explanation, str) else explanation
+    found: list[Leaf] = []
+    _walk(node, 1.0, field_names, found)
+    return found
+
+
+def _walk(node: dict[str, Any], weight: float, names: Sequence[str], found: list[Leaf]) -> None:
+    description: str = node.get("description", "")
+    if description.startswith("Boost x"):
+        weight *= float(description[7:].split(" ", 1)[0])
+    elif description.startswith("TermQuery") and node.get("context"):
+        match = _CONTEXT.match(node["context"][0])
+        if match is not None:
+            freq = length = 0.0
+            for part in node.get("details", ()):
+                for detail in part.get("details", ()):
+                    text = detail.get("description", "")
+                    if text.startswith("freq,"):
+                        freq = float(detail["value"])
+                    elif text.startswith("dl,"):
+                        length = float(detail["value"])
+            index = int(match.group(1))
+            name = names[index] if index < len(names) else str(index)
+            found.append(Leaf(weight, name, rust_unescape(match.group(2)), freq, length))
+        return
+    elif description.startswith(("Const", "Phrase")):
+        return
+    for child in node.get("details", ()):
+        _walk(child, weight, names, found)
+
+
+def leaf_score(leaf: Leaf, stats: Stats) -> float:
+    """BM25 of one leaf with ``stats`` (boost included)."""
+    key = (leaf.field, leaf.term)
+    tf = leaf.freq
+    norm = tf + K1 * (1.0 - B + B * leaf.length / stats.avgdl(leaf.field))
+    return leaf.weight * (K1 + 1.0) * stats.idf(key) * (tf / norm if norm > 0 else 0.0)
+
+
+def static_factor(boost: float) -> float:
+    """The static-rank multiplier: ``log2(2 + boost)`` (1 for boost 0)."""
+    return math.log2(2.0 + max(boost, 0.0))
+
+
+def exact_score(leaves: Iterable[Leaf], stats: Stats, boost: float) -> float:
+    """A hit's score with whole-index statistics (see the module docstring).
+
+    A hit without scoring leaves (a query of filters only, such as ``site:x``)
+    scores its static rank alone.
+    """
+    scores = [leaf_score(leaf, stats) for leaf in leaves]
+    return (sum(scores) if scores else 1.0) * static_factor(boost)
+
+
+def ratio_bound(local: Stats, global_: Stats, keys: Iterable[LeafKey]) -> float:
+    """An upper bound of (global score / local score) for any hit of a shard with statistics ``local``.
+
+    Per leaf the idf ratio is exact, and the length-normalization ratio is at most
+    ``max(1, local avgdl / global avgdl)``; a sum of positive leaves is bounded by
+    its largest ratio.  A small slack covers float rounding.
+    """
+    bound = 1.0
+    for key in keys:
+        if local.df.get(key, 0) <= 0:
+            continue
+        idf_local = local.idf(key)
+        if idf_local <= 0:
+            return math.inf
+        ratio = global_.idf(key) / idf_local * max(1.0, local.avgdl(key[0]) / global_.avgdl(key[0]))
+        bound = max(bound, ratio)
+    return bound * (1 + 1e-6)
+
+
+def explain(leaves: Sequence[Leaf], stats: Stats, boost: float) -> dict[str, Any]:
+    """The score of one hit, taken apart: each leaf's BM25 inputs and value, and the static factor."""
+    parts = []
+    for leaf in leaves:
+        key = (leaf.field, leaf.term)
+        parts.append({"field": leaf.field, "term": leaf.term, "boost": leaf.weight, "freq": leaf.freq,
+                      "length": leaf.length, "avg_length": stats.avgdl(leaf.field), "docs": stats.docs,
+                      "doc_freq": stats.df.get(key, 0), "idf": stats.idf(key), "value": leaf_score(leaf, stats)})
+    text = sum(p["value"] for p in parts) if parts else 1.0
+    return {"score": text * static_factor(boost), "text_score": text, "boost": boost,
+            "static_factor": static_factor(boost), "leaves": parts,
+            "formula": "sum(boost × (k1+1) × idf × freq / (freq + k1 × (1 - b + b × length / avg_length)))"
+                       f" × log2(2 + boost); k1={K1}, b={B}"}

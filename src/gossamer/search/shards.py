@@ -1,0 +1,227 @@
+"""A set of index shards opened in this process: the search backend every searcher is built on.
+
+:class:`ShardSet` answers the three calls of the search protocol (see
+:mod:`gossamer.search.backend`): ``stats`` (collection statistics for a query,
+summed over its shards), ``search`` (each shard's best candidates, scored with
+the global statistics the caller passes, at most ``per_site`` per site) and
+``details`` (title, URL, snippet … of chosen candidates).  A search node serves
+one ShardSet over HTTP; a local searcher uses one directly.
+
+It reopens the index when a new version has been installed (checked at most
+once a second), and keeps serving the version it has when the index directory
+is briefly missing its ``current`` (an install in progress).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from gossamer.core.settings import Settings
+from gossamer.index.store import IndexDescription, live_index, open_shard, shard_name
+from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site
+from gossamer.search.details import hit_details
+from gossamer.search.query_build import BuiltQuery, QueryBuilder
+from gossamer.search.query_parse import parse_query
+from gossamer.search.scoring import Stats, exact_score, explain, leaves_of, ratio_bound
+from gossamer.store.table import TableError
+
+TEXT_KINDS = ("text",)
+RELOAD_CHECK_SECONDS = 1.0
+
+
+@dataclass
+class Shard:
+    """One open shard: its number, tantivy index and searcher, and its base statistics."""
+
+    number: int
+    index: tantivy.Index
+    searcher: tantivy.Searcher
+    base: Stats
+
+
+def base_stats(index: tantivy.Index, searcher: tantivy.Searcher, text_fields: Sequence[str]) -> Stats:
+    """Documents and tokens per text field as tantivy counts them (read from explanations)."""
+    docs = searcher.num_docs
+    tokens: dict[str, float] = {}
+    for name in text_fields:
+        found = searcher.terms_with_prefix(name, "", limit=1)
+        if not found:
+            continue
+        query = tantivy.Query.term_query(index.schema, name, found[0][0])
+        hits = searcher.search(query, 1, count=False).hits
+        if not hits:
+            continue
+        detail = json.loads(query.explain(searcher, hits[0][1]).to_json())
+        total, avgdl = _explained_totals(detail)
+        docs = int(total) if total else docs
+        tokens[name] = float(round(avgdl * docs))  # an integer count; rounding undoes float32
+    return Stats(docs, tokens)
+
+
+def _explained_totals(node: dict[str, object]) -> tuple[float, float]:
+    total = avgdl = 0.0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        text = str(current.get("description", ""))
+        if text.startswith("N,"):
+            total = float(current["value"])  # type: ignore[arg-type]
+        elif text.startswith("avgdl"):
+            avgdl = float(current["value"])  # type: ignore[arg-type]
+        stack.extend(current.get("details", ()))  # type: ignore[arg-type]
+    return total, avgdl
+
+
+class ShardSet:
+    """Some (default: all) shards of a crawl's index, opened for searching."""
+
+    def __init__(self, index_dir: Path, settings: Settings, shards: Sequence[int] | None = None,
+                 crawl_dir: Path | None = None) -> None:
+        self.index_dir = Path(index_dir)
+        self.crawl_dir = crawl_dir if crawl_dir is not None else self.index_dir.parent
+        self.settings = settings
+        self.wanted = tuple(shards) if shards is not None else None
+        self._lock = threading.Lock()
+        self._checked = 0.0
+        self._version: tuple[str, int] | None = None
+        self._open()
+
+    def _open(self) -> None:
+        live = live_index(self.index_dir)
+        if live is None:
+            raise TableError(f"no index at {self.index_dir} (run `gossamer index` or `crawl --index`)")
+        description = IndexDescription.read(live)
+        numbers = self.wanted if self.wanted is not None else tuple(range(description.shards))
+        bad = [n for n in numbers if not 0 <= n < description.shards]
+        if bad:
+            raise TableError(f"{self.index_dir}: no shard {bad[0]} (the index has {description.shards})")
+        self.description = description
+        self.field_names = tuple(f.name for f in description.fields)
+        text_fields = [f.name for f in description.fields if f.kind in TEXT_KINDS]
+        shards = []
+        for number in numbers:
+            index = open_shard(live / shard_name(number))
+            searcher = index.searcher()
+            shards.append(Shard(number, index, searcher, base_stats(index, searcher, text_fields)))
+        self.shards = shards
+        self.schema = shards[0].index.schema if shards else None
+        self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
+        self.generation = f"{live.stat().st_ino}-{description.created}"
+        self._version = (str(live), description.created)
+
+    def refresh(self) -> None:
+        """Reopen the index if a newer version was installed (cheap; at most once a second)."""
+        now = time.monotonic()
+        if now - self._checked < RELOAD_CHECK_SECONDS:
+            return
+        self._checked = now
+        live = live_index(self.index_dir)
+        if live is None:
+            return
+        try:
+            created = IndexDescription.read(live).created
+        except TableError:
+            return
+        if self._version != (str(live), created) or f"{live.stat().st_ino}-{created}" != self.generation:
+            with self._lock:
+                self._open()
+
+    def _build(self, text: str) -> BuiltQuery:
+        assert self.builder is not None
+        return self.builder.build(parse_query(text, fields=self.builder.query_fields | {"date"}))
+
+    def stats(self, text: str) -> Stats:
+        """Statistics of the query's terms summed over these shards."""
+        self.refresh()
+        built = self._build(text)
+        total = Stats()
+        for shard in self.shards:
+            total = total + self._shard_stats(shard, built)
+        return total
+
+    @staticmethod
+    def _shard_stats(shard: Shard, built: BuiltQuery) -> Stats:
+        df = {key: shard.searcher.doc_freq(key[0], key[1]) for key in dict.fromkeys(built.leaves)}
+        return Stats(shard.base.docs, dict(shard.base.tokens), df)
+
+    def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
+        """Each shard's best ``want`` candidates (≤ ``per_site`` per site; 0 = no limit), by global score."""
+        built = self._build(text)
+        page = SearchPage(generation=self.generation)
+        for shard in self.shards:
+            found, total = self._search_shard(shard, built, want, per_site, stats)
+            page.candidates.extend(found)
+            page.total += total
+        return page
+
+    def _search_shard(self, shard: Shard, built: BuiltQuery, want: int, per_site: int,
+                      stats: Stats) -> tuple[list[Candidate], int]:
+        """Explain candidates in tantivy's order until none left can enter the top ``want``."""
+        bound = ratio_bound(self._shard_stats(shard, built), stats, built.leaves)
+        limit = max(2 * want, 20)
+        while True:
+            result = shard.searcher.search(built.query, limit, count=True, weight_by_field="boost")
+            hits = result.hits
+            addresses = [address for _, address in hits]
+            sites = shard.searcher.fast_field_values("site_hash", addresses) if hits else []
+            boosts = shard.searcher.fast_field_values("boost", addresses) if hits else []
+            scored: list[Candidate] = []
+            stopped = False
+            for i, (local, address) in enumerate(hits):
+                if len(scored) >= want:
+                    top = group_by_site(scored, per_site, want)
+                    if len(top) >= want and local * bound < top[-1].score:
+                        stopped = True
+                        break
+                leaves = leaves_of(built.query.explain(shard.searcher, address).to_json(), self.field_names)
+                score = exact_score(leaves, stats, float(boosts[i] or 0.0))
+                scored.append(Candidate(score, shard.number, address.segment_ord, address.doc, int(sites[i] or 0)))
+            if stopped or len(hits) < limit:
+                return group_by_site(scored, per_site, want), result.count or 0
+            limit *= 4
+
+    def details(self, candidates: Sequence[Candidate], text: str) -> list[HitDetails]:
+        """Stored fields and a highlighted snippet of each candidate (same order)."""
+        built = self._build(text)
+        by_number = {shard.number: shard for shard in self.shards}
+        found: dict[int, HitDetails] = {}
+        groups: dict[int, list[int]] = {}
+        for i, candidate in enumerate(candidates):
+            groups.setdefault(candidate.shard, []).append(i)
+        for number, positions in groups.items():
+            shard = by_number.get(number)
+            if shard is None:
+                raise TableError(f"shard {number} is not served here")
+            for i, details in zip(positions, hit_details(shard, [candidates[i] for i in positions], built,
+                                                         self.settings), strict=True):
+                found[i] = details
+        return [found[i] for i in range(len(candidates))]
+
+    def explain(self, url: str, text: str, stats: Stats) -> dict[str, Any] | None:
+        """The score explanation of ``url``'s document for the query, or ``None`` when it is not here."""
+        built = self._build(text)
+        for shard in self.shards:
+            assert self.schema is not None
+            hits = shard.searcher.search(tantivy.Query.term_query(self.schema, "id", url), 1).hits
+            if not hits:
+                continue
+            address = hits[0][1]
+            matched = shard.searcher.search(
+                tantivy.Query.boolean_query([(tantivy.Occur.Must, built.query),
+                                             (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "id", url))]),
+                1, count=True).count
+            boost = float(shard.searcher.fast_field_values("boost", [address])[0] or 0.0)
+            leaves = leaves_of(built.query.explain(shard.searcher, address).to_json(), self.field_names) \
+                if matched else []
+            result = explain(leaves, stats, boost)
+            result["matches"] = bool(matched)
+            return result
+        return None
