@@ -3,7 +3,7 @@
 A :class:`Job` is plain data plus module-level functions, so it pickles and
 runs unchanged on the embedded local engine and on a cluster engine::
 
-    inputs ──map──▶ rows of `shuffle_schema` ──partition by host hash of `key`──▶
+    inputs ──map──▶ rows of `shuffle_schema` ──partition by `partitioner` (host hash of `key`)──▶
         sort by (key, _src, _seq) within each part ──reduce──▶ rows of `output_schema`
         ──▶ one sorted Parquet part per partition
 
@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
+from gossamer.store.partitioning import PARTITIONER_NAME
 
 SRC_COLUMN = "_src"
 SEQ_COLUMN = "_seq"
@@ -149,6 +150,9 @@ class Job:
     output_schema: pa.Schema
     parts: int
     key: str = "url"
+    partitioner: str = PARTITIONER_NAME
+    """``host-crc32`` (rows of one host in one part: politeness, co-partitioned tables) or
+    ``key-crc32`` (spread by the whole key: balanced parts, no co-partitioned inputs)."""
 
     @cached_property
     def internal_schema(self) -> pa.Schema:

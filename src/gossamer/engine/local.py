@@ -40,7 +40,7 @@ from gossamer.engine.api import (
     arange,
 )
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
-from gossamer.store.partitioning import PARTITIONER_NAME, parts_of_urls
+from gossamer.store.partitioning import KEY_PARTITIONER_NAME, PARTITIONER_NAME, parts_of_keys, parts_of_urls
 from gossamer.store.table import PartWriter, part_name
 
 SPILL_OVERHEAD = 4
@@ -186,10 +186,10 @@ def _check_copartitioned(job: Job) -> None:
         if description is None:
             raise ValueError(f"job {job.name}: a co-partitioned input must be a stored table")
         if (description.partitioner, description.parts, description.key) != (
-                PARTITIONER_NAME, job.parts, job.key):
+                job.partitioner, job.parts, job.key) or job.partitioner != PARTITIONER_NAME:
             raise ValueError(
                 f"job {job.name}: input {item.source} is partitioned as {description.partitioner}/"
-                f"{description.parts} parts/key {description.key}, the job as {PARTITIONER_NAME}/"
+                f"{description.parts} parts/key {description.key}, the job as {job.partitioner}/"
                 f"{job.parts} parts/key {job.key}")
 
 
@@ -249,7 +249,9 @@ def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Count
             return
         table = pa.concat_tables(buffered)
         buffered, buffered_bytes = [], 0
-        parts = parts_of_urls(table.column(job.key), job.parts)
+        column = table.column(job.key)
+        parts = parts_of_keys(column, job.parts) if job.partitioner == KEY_PARTITIONER_NAME else \
+            parts_of_urls(column, job.parts)
         table = table.append_column("_part", parts)
         order = pc.sort_indices(table, sort_keys=[("_part", "ascending"), *sort_keys(job.key)])
         table = table.take(order)

@@ -107,8 +107,8 @@ def index(index_dir: Path, crawldb: Path | None, linkdb: Path | None, segments: 
     links = _live(linkdb)
     if linkdb is not None and links is None:
         report.notes.append(f"no linkdb at {linkdb}: documents get no anchor texts")
-    parts = db.parts if db is not None else settings.get_int("store.parts")
-    inputs, notes = index_inputs(db, links, segments, parts)
+    parts = settings.get_int("store.parts")
+    inputs, notes = index_inputs(db, links, segments)
     report.notes.extend(notes)
     if len(inputs) == (db is not None) + (links is not None):
         raise ValueError("none of the segments has fetched and parsed data to index")

@@ -1,9 +1,11 @@
 """The index job's engine half: join the crawldb, the linkdb and segments by URL into index actions.
 
 Inputs, in this order (so within a URL the engine hands the rows over in this order):
-the crawldb (co-partitioned), the linkdb (co-partitioned when it has the crawldb's
-part count, else shuffled) and, per segment, ``crawl_fetch``, ``parse_data`` and
-``parse_text``.  Each map projects its table onto :data:`SHUFFLE_SCHEMA` (one
+the crawldb, the linkdb and, per segment, ``crawl_fetch``, ``parse_data`` and
+``parse_text``.  The job partitions by the CRC-32 of the whole URL, not by host:
+a crawl of a few large sites would otherwise leave one reduce doing most of the
+work (the crawldb and linkdb are shuffled instead of streamed, a fair price).
+Each map projects its table onto :data:`SHUFFLE_SCHEMA` (one
 ``kind`` per table; columns of other tables are null).  The reduce
 (:class:`IndexReducer`) keeps only URLs that have segment rows (or, with
 ``-deleteGone``, a crawldb status that calls for a delete) and hands each to
@@ -34,6 +36,7 @@ from gossamer.index.documents import (
 )
 from gossamer.plugins import settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.partitioning import KEY_PARTITIONER_NAME
 from gossamer.store.table import TableVersion
 
 METADATA = pa.map_(pa.string(), pa.string())
@@ -120,17 +123,15 @@ def _pylist(column: pa.Array) -> list[Any]:
     return column.to_pylist()
 
 
-def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segments: list[Path],
-                 parts: int) -> tuple[list[Input], list[str]]:
+def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None,
+                 segments: list[Path]) -> tuple[list[Input], list[str]]:
     """The job's inputs and notes about segments that had nothing to index."""
     inputs: list[Input] = []
     notes: list[str] = []
     if crawldb is not None:
-        inputs.append(Input(TableSource(str(crawldb.directory)), ProjectRows(KIND_DB), copartitioned=True))
+        inputs.append(Input(TableSource(str(crawldb.directory)), ProjectRows(KIND_DB)))
     if linkdb is not None:
-        inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS),
-                            copartitioned=linkdb.parts == parts and linkdb.description.partitioner
-                            == crawldb_partitioner(crawldb)))
+        inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS)))
     for segment in segments:
         present = [(name, kind) for name, kind in SEGMENT_TABLES if (segment / name / "_SUCCESS").is_file()]
         if len(present) < len(SEGMENT_TABLES):
@@ -142,14 +143,10 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
     return inputs, notes
 
 
-def crawldb_partitioner(crawldb: TableVersion | None) -> str | None:
-    """The crawldb's partitioner name (``None`` without a crawldb)."""
-    return crawldb.description.partitioner if crawldb is not None else None
-
-
 def actions_job(inputs: list[Input], options: IndexOptions, parts: int) -> Job:
     """The engine job writing :data:`ACTIONS_SCHEMA` parts."""
-    return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts)
+    return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts,
+               partitioner=KEY_PARTITIONER_NAME)
 
 
 __all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs"]

@@ -67,3 +67,13 @@ def parts_of_hosts(hosts: pa.Array, parts: int) -> pa.Array:
 def parts_of_urls(urls: pa.Array | pa.ChunkedArray, parts: int) -> pa.Array:
     """Part number (int32) of each URL."""
     return parts_of_hosts(hosts_of(urls), parts)
+
+
+KEY_PARTITIONER_NAME = "key-crc32"
+"""Partitioner of jobs that need balance more than host locality: CRC-32 of the whole key."""
+
+
+def parts_of_keys(keys: pa.Array | pa.ChunkedArray, parts: int) -> pa.Array:
+    """Part number (int32) of each key by the CRC-32 of its UTF-8 bytes (:data:`KEY_PARTITIONER_NAME`)."""
+    crc = zlib.crc32
+    return pa.array([crc(k.encode("utf-8")) % parts for k in keys.to_pylist()], type=pa.int32())
