@@ -142,8 +142,10 @@ class Broker:
                 wants[i] += extra
         if not live:
             raise SearchUnavailable("; ".join(failures.values()))
-        page_hits = self._merge(pages, live, per_site)[start:need]
-        hits = self._details(text, page_hits, failures)
+        ranking = self._merge(pages, live, per_site)[:need]
+        capped = _sites_at_cap(ranking, per_site)
+        page_hits = ranking[start:need]
+        hits = self._details(text, page_hits, capped, failures)
         total = sum(pages[i].total for i in live)
         return SearchResults(text, hits, total, start, time.monotonic() - started, bool(failures),
                              [failures[i] for i in sorted(failures)])
@@ -168,20 +170,25 @@ class Broker:
     @staticmethod
     def _more_needed(pages: dict[int, SearchPage], live: list[int], merged: list[tuple[int, Candidate]],
                      need: int, per_site: int) -> dict[int, int]:
+        """Backends to ask again.
+
+        A full list that lost hits to another backend's better hits of the same
+        site, and whose last candidate could still reach the page.
+        """
         if not per_site:
             return {}
-        kept = {id(c) for _, c in merged[:need]}
+        kept = {id(c) for _, c in merged}
         floor = merged[need - 1][1].score if len(merged) >= need else float("-inf")
         extra: dict[int, int] = {}
         for i in live:
             candidates = pages[i].candidates
-            full = len(candidates) >= need
             dropped = sum(1 for c in candidates if id(c) not in kept)
-            if full and dropped and candidates[-1].score >= floor:
+            if len(candidates) >= need and dropped and min(c.score for c in candidates) >= floor:
                 extra[i] = dropped
         return extra
 
-    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], failures: dict[int, str]) -> list[Hit]:
+    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], capped: set[int],
+                 failures: dict[int, str]) -> list[Hit]:
         by_backend: dict[int, list[int]] = {}
         for position, (i, _) in enumerate(page_hits):
             by_backend.setdefault(i, []).append(position)
@@ -191,8 +198,22 @@ class Broker:
         for i, details in answers.items():
             for position, detail in zip(by_backend[i], details, strict=True):
                 candidate = page_hits[position][1]
-                found[position] = Hit(detail, candidate.score, candidate.more, i)
+                found[position] = Hit(detail, candidate.score, candidate.site in capped, i)
         return [found[p] for p in range(len(page_hits)) if p in found]
+
+
+def _sites_at_cap(ranking: list[tuple[int, Candidate]], per_site: int) -> set[int]:
+    """Sites that reached ``per_site`` hits in the ranking up to this page's end ("more from this site").
+
+    The flag depends only on the ranking, so it is the same however the index is
+    split; it means "there may be more", as the limit hid whatever else matched.
+    """
+    if not per_site:
+        return set()
+    counts: dict[int, int] = {}
+    for _, candidate in ranking:
+        counts[candidate.site] = counts.get(candidate.site, 0) + 1
+    return {site for site, count in counts.items() if count >= per_site}
 
 
 class SearchUnavailable(RuntimeError):

@@ -156,10 +156,12 @@ class ShardSet:
         """Each shard's best ``want`` candidates (≤ ``per_site`` per site; 0 = no limit), by global score."""
         built = self._build(text)
         page = SearchPage(generation=self.generation)
+        found: list[Candidate] = []
         for shard in self.shards:
-            found, total = self._search_shard(shard, built, want, per_site, stats)
-            page.candidates.extend(found)
+            best, total = self._search_shard(shard, built, want, per_site, stats)
+            found.extend(best)
             page.total += total
+        page.candidates = group_by_site(found, per_site, want)  # best first, across this set's shards
         return page
 
     def _search_shard(self, shard: Shard, built: BuiltQuery, want: int, per_site: int,
