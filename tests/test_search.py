@@ -96,6 +96,8 @@ def test_field_operators(searcher: Broker) -> None:
     assert days == {"2024-01-01", "2024-01-02", "2024-01-03"}
     assert searcher.search("date:20240102", n=100, per_site=0).total == len(
         [h for h in january.hits if h.details.fields["date"].startswith("2024-01-02")])
+    hosts = searcher.search("host:h3 alpha", n=50, per_site=0)
+    assert hosts.total == site.total and {h.details.site for h in hosts.hits} == {"h3.test"}
     title = searcher.search("title:fox", per_site=0)
     assert urls(title) == ["http://h0.test/ppp"]
 

@@ -80,6 +80,12 @@ def _explained_totals(node: dict[str, object]) -> tuple[float, float]:
     return total, avgdl
 
 
+def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
+    """The best ``want`` candidates, at most ``per_site`` of a site (each site's list sorted best first)."""
+    pool = [c for same in by_site.values() for c in (same[:per_site] if per_site else same)]
+    return group_by_site(pool, per_site, want)
+
+
 class ShardSet:
     """Some (default: all) shards of a crawl's index, opened for searching."""
 
@@ -166,28 +172,56 @@ class ShardSet:
 
     def _search_shard(self, shard: Shard, built: BuiltQuery, want: int, per_site: int,
                       stats: Stats) -> tuple[list[Candidate], int]:
-        """Explain candidates in tantivy's order until none left can enter the top ``want``."""
+        """Explain candidates in tantivy's order until none left can enter the top ``want``.
+
+        tantivy's order is by local score; a candidate's exact score is at most
+        ``bound`` × its local score.  A site is *closed* once it has ``per_site``
+        exact scores no later candidate of it can beat: its further documents are
+        skipped without explaining and, when the candidate list runs out, excluded
+        from the next, longer search (Nutch's ``-site:`` re-query).
+        """
         bound = ratio_bound(self._shard_stats(shard, built), stats, built.leaves)
         limit = max(2 * want, 20)
+        by_site: dict[int, list[Candidate]] = {}
+        seen: set[tuple[int, int]] = set()
+        closed: set[int] = set()
+        total = 0
         while True:
-            result = shard.searcher.search(built.query, limit, count=True, weight_by_field="boost")
+            query = built.query
+            if closed:
+                query = tantivy.Query.boolean_query([
+                    (tantivy.Occur.Must, built.query),
+                    (tantivy.Occur.MustNot, tantivy.Query.term_set_query(self.schema, "site_hash", sorted(closed)))])
+            result = shard.searcher.search(query, limit, count=not total, weight_by_field="boost")
+            total = total or result.count or 0
             hits = result.hits
             addresses = [address for _, address in hits]
             sites = shard.searcher.fast_field_values("site_hash", addresses) if hits else []
             boosts = shard.searcher.fast_field_values("boost", addresses) if hits else []
-            scored: list[Candidate] = []
-            stopped = False
+            floor = -1.0
             for i, (local, address) in enumerate(hits):
-                if len(scored) >= want:
-                    top = group_by_site(scored, per_site, want)
-                    if len(top) >= want and local * bound < top[-1].score:
-                        stopped = True
-                        break
+                ceiling = local * bound
+                if ceiling < floor:
+                    return _best(by_site, per_site, want), total
+                key = (address.segment_ord, address.doc)
+                site = int(sites[i] or 0)
+                same = by_site.get(site, [])
+                if key in seen or site in closed:
+                    continue
+                if per_site and len(same) >= per_site and ceiling < same[per_site - 1].score:
+                    closed.add(site)
+                    continue
+                seen.add(key)
                 leaves = leaves_of(built.query.explain(shard.searcher, address).to_json(), self.field_names)
                 score = exact_score(leaves, stats, float(boosts[i] or 0.0))
-                scored.append(Candidate(score, shard.number, address.segment_ord, address.doc, int(sites[i] or 0)))
-            if stopped or len(hits) < limit:
-                return group_by_site(scored, per_site, want), result.count or 0
+                same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
+                same.sort(key=lambda c: -c.score)
+                by_site[site] = same
+                best = _best(by_site, per_site, want)
+                if len(best) >= want:
+                    floor = best[-1].score
+            if len(hits) < limit:
+                return _best(by_site, per_site, want), total
             limit *= 4
 
     def details(self, candidates: Sequence[Candidate], text: str) -> list[HitDetails]:

@@ -1,4 +1,4 @@
-"""Plugin ``query-basic``: bare terms and phrases, and ``title:`` / ``anchor:`` / ``content:`` / ``host:``.
+"""Plugin ``query-basic``: bare terms and phrases, and ``title:`` / ``anchor:`` / ``content:``.
 
 A bare term matches in any of the default fields — ``url`` (``query.url.boost``
 4.0), ``anchor`` (2.0), ``title`` (1.5), ``host`` (2.0) and ``content`` (1.0), as
@@ -21,7 +21,7 @@ from gossamer.search.query_ast import Clause
 from gossamer.search.query_build import QueryContext
 
 DEFAULT_FIELDS = ("url", "anchor", "title", "host", "content")
-TEXT_FIELDS = ("title", "anchor", "content", "host")
+TEXT_FIELDS = ("title", "anchor", "content")
 
 
 class BasicQueryFilter(QueryFilter):
@@ -54,6 +54,6 @@ PLUGIN = PluginInfo(
     point="QueryFilter",
     factory=BasicQueryFilter,
     description="terms and phrases over url, anchor, title, host and content (with boosts); title:/anchor:/"
-                "content:/host:",
+                "content:",
     aliases=("org.apache.nutch.searcher.basic.BasicQueryFilter",),
 )

@@ -2,7 +2,7 @@
 
 Each matches without adding to the score (Nutch gave these clauses boost 0):
 
-* ``site:docs.python.org`` — the page's host, exactly;
+* ``site:docs.python.org`` — the page's host, exactly; ``host:python`` — words of the host name;
 * ``url:`` — a raw value matches the URL exactly (``id``) or as a token sequence
   of the tokenized url (``url:library/os`` matches ``…/library/os.html``);
 * ``type:`` — a MIME type or one of its parts (``type:html``, ``type:application/pdf``);
@@ -30,14 +30,17 @@ class _FieldFilter(QueryFilter):
 
 
 class SiteQueryFilter(_FieldFilter):
-    """site: (exact host)."""
+    """site: (exact host) and host: (words of the host name, in order)."""
 
-    fields = ("site",)
+    fields = ("site", "host")
 
     def translate(self, clause: Clause, ctx: QueryContext) -> Any | None:
-        if clause.kind != "raw" or "site" not in ctx.field_names:
+        if clause.kind != "raw" or clause.field not in ctx.field_names:
             return None
-        return ctx.raw("site", clause.raw or "")
+        if clause.field == "site":
+            return ctx.raw("site", clause.raw or "")
+        terms = ctx.tokens([clause.raw or ""])
+        return ctx.filter(ctx.phrase("host", terms)) if terms else None
 
 
 class UrlQueryFilter(_FieldFilter):
@@ -91,7 +94,8 @@ class LangQueryFilter(_FieldFilter):
 
 
 SITE_PLUGIN = PluginInfo(id="query-site", point="QueryFilter", factory=SiteQueryFilter,
-                         description="site: — pages of one host", aliases=("SiteQueryFilter",))
+                         description="site: — pages of one host; host: — words of the host name",
+                         aliases=("SiteQueryFilter",))
 URL_PLUGIN = PluginInfo(id="query-url", point="QueryFilter", factory=UrlQueryFilter,
                         description="url: — exact URL or words of the URL", aliases=("URLQueryFilter",))
 MORE_PLUGIN = PluginInfo(id="query-more", point="QueryFilter", factory=MoreQueryFilter,
