@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
@@ -28,7 +29,7 @@ from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
 from gossamer.index.schema import merge_fields
 from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
 from gossamer.store.install import discard, live_version_dir, new_staging_dir
-from gossamer.store.table import TableError, TableVersion
+from gossamer.store.table import TableError, TableVersion, part_name
 
 CLEAN_STATUSES = (CrawlStatus.DB_GONE, CrawlStatus.DB_DUPLICATE)
 
@@ -116,16 +117,33 @@ def index(index_dir: Path, crawldb: Path | None, linkdb: Path | None, segments: 
 
     def feed(writers: list[IndexWriter]) -> None:
         staging = new_staging_dir(index_dir)
+        fed = 0
+
+        def send(upto: int) -> None:
+            """Hand parts ``fed`` … ``upto - 1`` (complete) to the writers."""
+            nonlocal fed
+            for part in range(fed, upto):
+                for url, action, doc in _read_actions(staging, part):
+                    for writer in writers:
+                        if action == ACTION_ADD:
+                            writer.write(JsonDocument(url, doc))
+                        else:
+                            writer.delete(url)
+            fed = max(fed, upto)
+
+        def on_progress(phase: str, done: int, total: int) -> None:
+            # The engine reports reduce parts in part order, each written when reported: index them
+            # while the other parts are still being reduced.
+            if progress is not None:
+                progress(phase, done, total)
+            if phase == "reduce":
+                send(done)
+
         try:
-            result = run_job(actions_job(inputs, options, parts), staging, settings, progress)
+            result = run_job(actions_job(inputs, options, parts), staging, settings, on_progress)
             report.counters.update(result.counters)
             report.errors.extend(result.errors)
-            for url, action, doc in _read_actions(staging, parts):
-                for writer in writers:
-                    if action == ACTION_ADD:
-                        writer.write(JsonDocument(url, doc))
-                    else:
-                        writer.delete(url)
+            send(parts)
         finally:
             discard(staging)
             for version in (db, links):
@@ -137,18 +155,14 @@ def index(index_dir: Path, crawldb: Path | None, linkdb: Path | None, segments: 
     return report
 
 
-def _read_actions(directory: Path, parts: int) -> Iterator[tuple[str, int, str]]:
-    import pyarrow.parquet as pq
-
-    from gossamer.store.table import part_name
-
-    for i in range(parts):
-        path = directory / part_name(i)
-        if not path.is_file():
-            continue
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
-            yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
-                           batch.column("doc").to_pylist(), strict=True)
+def _read_actions(directory: Path, part: int) -> Iterator[tuple[str, int, str]]:
+    """The actions of one part of the job's output (none when the part is missing)."""
+    path = directory / part_name(part)
+    if not path.is_file():
+        return
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
+        yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
+                       batch.column("doc").to_pylist(), strict=True)
 
 
 def clean(index_dir: Path, crawldb: Path, settings: Settings) -> IndexReport:
