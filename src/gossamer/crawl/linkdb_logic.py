@@ -63,11 +63,7 @@ def _url_step(ctx: TaskContext, normalize: bool, filter: bool) -> Callable[[str]
 
     def step(url: str) -> str | None:
         if url not in seen:
-            try:
-                seen[url] = chain.filter(chain.normalize(url))
-            except ValueError as exc:
-                ctx.report(f"{url!r}: {exc}")
-                seen[url] = None
+            seen[url] = chain.apply(url, ctx.report)
         return seen[url]
 
     return step

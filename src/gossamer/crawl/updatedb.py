@@ -82,11 +82,7 @@ class CrawlDbFilter:
         chain = _chain(ctx, self.options)
         out = []
         for url, datum in batch_to_datums(batch):
-            try:
-                new_url = chain.filter(chain.normalize(url))
-            except ValueError as exc:
-                ctx.report(f"{url!r}: {exc}")
-                new_url = None
+            new_url = chain.apply(url, ctx.report)
             if new_url is None:
                 ctx.count("urls_filtered")
                 continue

@@ -214,7 +214,7 @@ class DocumentBuilder:
             ctx.count("skipped_robots_noindex")
             return url, DELETE, None
         if self.chain is not None:
-            new_url = self.chain.filter(self.chain.normalize(url))
+            new_url = self.chain.apply(url, ctx.report)
             if new_url is None:
                 ctx.count("skipped_filtered")
                 return None

@@ -9,6 +9,8 @@ malformed URL) propagates to the caller, who reports and counts it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gossamer.core.settings import Settings
 from gossamer.plugins.api import URLFilter, URLNormalizer
 from gossamer.plugins.registry import PluginRepository
@@ -34,6 +36,15 @@ class URLChain:
             if url == before:
                 break
         return url
+
+    def apply(self, url: str, report: Callable[[str], None] | None = None) -> str | None:
+        """Normalize, then filter; ``None`` when rejected or malformed (``report`` gets the reason)."""
+        try:
+            return self.filter(self.normalize(url))
+        except ValueError as exc:
+            if report is not None:
+                report(f"{url!r}: {exc}")
+            return None
 
     def filter(self, url: str) -> str | None:
         """Apply the filters; ``None`` when one rejects the URL."""
