@@ -26,6 +26,7 @@ class BenchOptions:
     ``urls``/``hosts`` are None when not given on the command line; each benchmark then picks its
     own defaults (smaller ones when ``quick`` is set). ``workdir`` is the parent directory for the
     benchmark's fresh temporary directory (None means the system temp dir); ``keep`` keeps it.
+    ``fresh_crawl`` makes the benchmarks that share a cached crawl (``bench.doc_index``) crawl again.
     """
 
     quick: bool
@@ -34,6 +35,7 @@ class BenchOptions:
     seed: int
     workdir: Path | None
     keep: bool
+    fresh_crawl: bool = False
 
 
 @dataclass(frozen=True)

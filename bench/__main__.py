@@ -22,8 +22,11 @@ from bench import (
     Benchmark,
     BenchOptions,
     crawl_bench,
+    index_bench,
     inject_bench,
     polite_bench,
+    relevance_bench,
+    search_bench,
     updatedb_bench,
     urlchain_bench,
 )
@@ -36,6 +39,9 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(updatedb_bench.NAME, updatedb_bench.DESCRIPTION, updatedb_bench.run),
         Benchmark(crawl_bench.NAME, crawl_bench.DESCRIPTION, crawl_bench.run),
         Benchmark(polite_bench.NAME, polite_bench.DESCRIPTION, polite_bench.run),
+        Benchmark(index_bench.NAME, index_bench.DESCRIPTION, index_bench.run),
+        Benchmark(search_bench.NAME, search_bench.DESCRIPTION, search_bench.run),
+        Benchmark(relevance_bench.NAME, relevance_bench.DESCRIPTION, relevance_bench.run),
     )
 }
 
@@ -58,6 +64,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=42, help="random seed of the synthetic data")
     p.add_argument("--workdir", type=Path, help="parent of the temporary work directory (default /tmp)")
     p.add_argument("--keep", action="store_true", help="keep the work directory")
+    p.add_argument("--fresh-crawl", action="store_true",
+                   help="index/search/relevance: crawl again even if a complete cached crawl exists")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where JSON results go")
     return p.parse_args(argv)
 
@@ -103,6 +111,8 @@ def print_table(result: dict[str, Any]) -> None:
         state = "met" if goal["met"] else "NOT met"
         if "value_mb" in goal:
             value = f"{_fmt(goal['value_mb'], '.1f')} MB"
+        elif "value_ms" in goal:
+            value = f"{_fmt(goal['value_ms'], '.2f')} ms"
         elif "ratio" in goal:
             value = f"ratio {_fmt(goal['ratio'], '.3f')}"
         else:
@@ -111,6 +121,14 @@ def print_table(result: dict[str, Any]) -> None:
     for mode, loop in result.get("loops", {}).items():
         print(f"loop {mode:<10} {loop['urls']:>10,} URLs in {loop['seconds']:7.2f} s = "
               f"{_fmt(loop.get('urls_per_s'), '12,.0f')} URLs/s (one core, start-up excluded)")
+    for mode, lat in result.get("latency", {}).items():
+        print(f"latency {mode:<15} p50 {_fmt(lat.get('p50_ms'), '7.2f')} ms  p90 {_fmt(lat.get('p90_ms'), '7.2f')} ms  "
+              f"p99 {_fmt(lat.get('p99_ms'), '8.2f')} ms  max {_fmt(lat.get('max_ms'), '8.2f')} ms  "
+              f"{_fmt(lat.get('queries_per_s'), '7.1f')} queries/s")
+    for variant, m in result.get("metrics", {}).items():
+        print(f"relevance {variant:<11} MRR@10 {_fmt(m.get('mrr@10'), '.3f')}  success@1 "
+              f"{_fmt(m.get('success@1'), '.2f')}  success@10 {_fmt(m.get('success@10'), '.2f')} "
+              f"({m.get('queries')} queries)")
 
 
 def run_one(bench: Benchmark, opts: BenchOptions, results_dir: Path) -> tuple[dict[str, Any], Path]:
@@ -147,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         workdir=args.workdir,
         keep=args.keep,
+        fresh_crawl=args.fresh_crawl,
     )
     all_ok = True
     for name in args.names or list(BENCHMARKS):

@@ -67,6 +67,12 @@ def test_same_scores_whatever_the_shard_count(crawls) -> None:
                 assert scores_b[url] == pytest.approx(score, rel=1e-9), (query, url)
             # the ranking is the same up to ties
             assert [round(h.score, 9) for h in a.hits] == [round(h.score, 9) for h in b.hits]
+            # and so is the grouped first page (2 per site: shards' lists are refilled after the merge)
+            for per_site in (1, 2):
+                grouped_a, grouped_b = one.search(query, n=6, per_site=per_site), four.search(query, n=6,
+                                                                                             per_site=per_site)
+                assert [round(h.score, 9) for h in grouped_a.hits] == [round(h.score, 9) for h in grouped_b.hits]
+                assert [h.more_from_site for h in grouped_a.hits] == [h.more_from_site for h in grouped_b.hits]
     finally:
         one.close()
         four.close()

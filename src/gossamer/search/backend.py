@@ -143,3 +143,25 @@ def group_by_site(candidates: Sequence[Candidate], per_site: int, want: int | No
         last[candidate.site] = candidate
         kept.append(candidate)
     return kept[:want] if want is not None else kept
+
+
+def refill(lists: dict[int, list[Candidate]], merged: Sequence[Candidate], need: int,
+           per_site: int) -> dict[int, int]:
+    """Which lists to ask again for more, and how many more, after a merge with per-site grouping.
+
+    ``lists`` are each source's best candidates (at most ``per_site`` per site of
+    its own), ``merged`` their :func:`group_by_site` merge (not cut).  A source's
+    list can hide candidates that belong on the page when it was full (``need``
+    long), some of its candidates were dropped because other sources had better
+    hits of the same site, and its worst candidate still ranks on the page.
+    """
+    if not per_site:
+        return {}
+    kept = {id(c) for c in merged}
+    floor = merged[need - 1].score if len(merged) >= need else float("-inf")
+    extra: dict[int, int] = {}
+    for key, candidates in lists.items():
+        dropped = sum(1 for c in candidates if id(c) not in kept)
+        if len(candidates) >= need and dropped and min(c.score for c in candidates) >= floor:
+            extra[key] = dropped
+    return extra

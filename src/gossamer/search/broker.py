@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gossamer.core.settings import Settings
-from gossamer.search.backend import Candidate, HitDetails, SearchBackend, SearchPage, group_by_site
+from gossamer.search.backend import Candidate, HitDetails, SearchBackend, SearchPage, group_by_site, refill
 from gossamer.search.scoring import Stats
 
 MAX_ROUNDS = 4
@@ -135,7 +135,7 @@ class Broker:
             pages.update(answers)
             live = [i for i in live if i in pages]
             merged = self._merge(pages, live, per_site)
-            more = self._more_needed(pages, live, merged, need, per_site)
+            more = refill({i: pages[i].candidates for i in live}, [c for _, c in merged], need, per_site)
             if not more:
                 break
             for i, extra in more.items():
@@ -166,26 +166,6 @@ class Broker:
         tagged = {id(c): i for i in live for c in pages[i].candidates}
         merged = group_by_site([c for i in live for c in pages[i].candidates], per_site)
         return [(tagged[id(c)], c) for c in merged]
-
-    @staticmethod
-    def _more_needed(pages: dict[int, SearchPage], live: list[int], merged: list[tuple[int, Candidate]],
-                     need: int, per_site: int) -> dict[int, int]:
-        """Backends to ask again.
-
-        A full list that lost hits to another backend's better hits of the same
-        site, and whose last candidate could still reach the page.
-        """
-        if not per_site:
-            return {}
-        kept = {id(c) for _, c in merged}
-        floor = merged[need - 1][1].score if len(merged) >= need else float("-inf")
-        extra: dict[int, int] = {}
-        for i in live:
-            candidates = pages[i].candidates
-            dropped = sum(1 for c in candidates if id(c) not in kept)
-            if len(candidates) >= need and dropped and min(c.score for c in candidates) >= floor:
-                extra[i] = dropped
-        return extra
 
     def _details(self, text: str, page_hits: list[tuple[int, Candidate]], capped: set[int],
                  failures: dict[int, str]) -> list[Hit]:

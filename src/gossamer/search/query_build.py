@@ -14,7 +14,7 @@ Nutch), while filters (``site:``, ``type:`` …) always must match.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import tantivy
@@ -37,17 +37,39 @@ class QueryContext:
     schema: tantivy.Schema
     field_names: frozenset[str]
     boosts: Mapping[str, float]
+    scale: Callable[[str, str], float] | None = None
     leaves: list[LeafKey] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
 
     def tokens(self, clause_tokens: Iterable[str]) -> list[str]:
         """The index tokens of a clause's tokens (the index analyzer may split them further)."""
         return analyze(" ".join(clause_tokens))
 
     def leaf(self, field_name: str, term: str, boost: float = 1.0) -> tantivy.Query:
-        """A scoring term query on a text field, recorded for global re-scoring."""
+        """A scoring term query on a text field, recorded for global re-scoring.
+
+        With a ``scale`` (per shard: global idf / local idf of the term) the query
+        carries ``boost × scale``, so tantivy's order of candidates is already close
+        to the global one; the recorded weight is ``boost`` alone.
+        """
         self.leaves.append((field_name, term))
+        self.weights.append(boost)
         query = tantivy.Query.term_query(self.schema, field_name, term)
-        return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
+        weight = boost * (self.scale(field_name, term) if self.scale is not None else 1.0)
+        return query if weight == 1.0 else tantivy.Query.boost_query(query, weight)
+
+    def scoring_query(self) -> tantivy.Query | None:
+        """Every recorded leaf with its unscaled boost, as alternatives: what a hit's score is made of.
+
+        ``None`` for a query without scoring leaves (filters only).
+        """
+        if not self.leaves:
+            return None
+        parts = []
+        for (field_name, term), boost in zip(self.leaves, self.weights, strict=True):
+            query = tantivy.Query.term_query(self.schema, field_name, term)
+            parts.append((Occur.Should, query if boost == 1.0 else tantivy.Query.boost_query(query, boost)))
+        return tantivy.Query.boolean_query(parts)
 
     @staticmethod
     def filter(query: tantivy.Query) -> tantivy.Query:
@@ -79,9 +101,15 @@ class QueryContext:
 
 @dataclass(frozen=True)
 class BuiltQuery:
-    """The engine query of a parsed query, its scoring leaves and the terms to highlight."""
+    """A parsed query made ready for one index.
+
+    ``query`` decides what matches and the order candidates come in; ``scoring``
+    (the scoring leaves alone, unscaled) is what a hit's score is taken apart
+    with; ``leaves`` are their (field, term); ``highlight`` the terms to highlight.
+    """
 
     query: tantivy.Query
+    scoring: tantivy.Query | None
     leaves: tuple[LeafKey, ...]
     highlight: tuple[str, ...]
 
@@ -104,9 +132,13 @@ class QueryBuilder:
         """The ``field:`` prefixes some active plugin handles."""
         return frozenset(name for name in self.by_field if name)
 
-    def build(self, query: Query) -> BuiltQuery:
-        """The engine query of ``query``; :class:`QuerySyntaxError` for a clause nothing can translate."""
-        ctx = QueryContext(self.schema, self.field_names, self.boosts)
+    def build(self, query: Query, scale: Callable[[str, str], float] | None = None) -> BuiltQuery:
+        """The engine query of ``query``; :class:`QuerySyntaxError` for a clause nothing can translate.
+
+        ``scale(field, term)`` multiplies each scoring leaf's boost in the engine query (see
+        :meth:`QueryContext.leaf`).
+        """
+        ctx = QueryContext(self.schema, self.field_names, self.boosts, scale)
         parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for clause in query.clauses:
             plugin = self.by_field.get(clause.field or "")
@@ -118,7 +150,7 @@ class QueryBuilder:
             parts.append((Occur.MustNot if clause.excluded else Occur.Must, translated))
         if not any(occur == Occur.Must for occur, _ in parts):
             raise QuerySyntaxError("a query needs at least one term that is not excluded")
-        return BuiltQuery(tantivy.Query.boolean_query(parts), tuple(ctx.leaves),
+        return BuiltQuery(tantivy.Query.boolean_query(parts), ctx.scoring_query(), tuple(ctx.leaves),
                           tuple(analyze(" ".join(query.positive_terms()))))
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,23 +154,38 @@ def exact_score(leaves: Iterable[Leaf], stats: Stats, boost: float) -> float:
     return (sum(scores) if scores else 1.0) * static_factor(boost)
 
 
-def ratio_bound(local: Stats, global_: Stats, keys: Iterable[LeafKey]) -> float:
+def ratio_bound(local: Stats, global_: Stats, keys: Iterable[LeafKey], scaled: bool = True) -> float:
     """An upper bound of (global score / local score) for any hit of a shard with statistics ``local``.
 
-    Per leaf the idf ratio is exact, and the length-normalization ratio is at most
-    ``max(1, local avgdl / global avgdl)``; a sum of positive leaves is bounded by
-    its largest ratio.  A small slack covers float rounding.
+    Per leaf, the global/local ratio of BM25's length normalization
+    ``tf / (tf + k1 (1 - b + b dl / avgdl))`` grows with ``dl`` towards
+    ``avgdl_global / avgdl_local``, so it is at most ``max(1, that)``; unless the
+    engine query was ``scaled`` by global/local idf already, the idf ratio
+    multiplies it.  A sum of positive leaves is bounded by its largest ratio.  A
+    small slack covers tantivy's float32 arithmetic.
     """
     bound = 1.0
     for key in keys:
         if local.df.get(key, 0) <= 0:
             continue
+        length = max(1.0, global_.avgdl(key[0]) / local.avgdl(key[0]))
+        if scaled:
+            bound = max(bound, length)
+            continue
         idf_local = local.idf(key)
         if idf_local <= 0:
             return math.inf
-        ratio = global_.idf(key) / idf_local * max(1.0, local.avgdl(key[0]) / global_.avgdl(key[0]))
-        bound = max(bound, ratio)
-    return bound * (1 + 1e-6)
+        bound = max(bound, global_.idf(key) / idf_local * length)
+    return bound * (1 + 1e-5)
+
+
+def idf_scale(local: Stats, global_: Stats) -> Callable[[str, str], float]:
+    """Per (field, term): global idf / local idf — the boost that gives a shard's engine query global idf."""
+    def scale(field_name: str, term: str) -> float:
+        key = (field_name, term)
+        idf_local = local.idf(key)
+        return global_.idf(key) / idf_local if local.df.get(key, 0) > 0 and idf_local > 0 else 1.0
+    return scale
 
 
 def explain(leaves: Sequence[Leaf], stats: Stats, boost: float) -> dict[str, Any]:

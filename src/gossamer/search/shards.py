@@ -26,15 +26,18 @@ import tantivy
 
 from gossamer.core.settings import Settings
 from gossamer.index.store import IndexDescription, live_index, open_shard, shard_name
-from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site
+from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
+from gossamer.search.query_ast import Query
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
-from gossamer.search.scoring import Stats, exact_score, explain, leaves_of, ratio_bound
+from gossamer.search.scoring import Stats, exact_score, explain, idf_scale, leaves_of, ratio_bound
 from gossamer.store.table import TableError
 
 TEXT_KINDS = ("text",)
 RELOAD_CHECK_SECONDS = 1.0
+MAX_ROUNDS = 4
+"""Rounds of asking shards for more after the per-site merge (see :func:`~gossamer.search.backend.refill`)."""
 
 
 @dataclass
@@ -140,9 +143,13 @@ class ShardSet:
             with self._lock:
                 self._open()
 
+    def _parse(self, text: str) -> Query:
+        assert self.builder is not None
+        return parse_query(text, fields=self.builder.query_fields | {"date"})
+
     def _build(self, text: str) -> BuiltQuery:
         assert self.builder is not None
-        return self.builder.build(parse_query(text, fields=self.builder.query_fields | {"date"}))
+        return self.builder.build(self._parse(text))
 
     def stats(self, text: str) -> Stats:
         """Statistics of the query's terms summed over these shards."""
@@ -159,40 +166,61 @@ class ShardSet:
         return Stats(shard.base.docs, dict(shard.base.tokens), df)
 
     def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
-        """Each shard's best ``want`` candidates (≤ ``per_site`` per site; 0 = no limit), by global score."""
-        built = self._build(text)
+        """The best ``want`` candidates of these shards (≤ ``per_site`` per site; 0 = no limit), by global score.
+
+        Each shard searches with its own engine query — leaf boosts scaled to the
+        global idf — and the shards' lists are merged like the broker merges
+        backends (asking a shard again when the per-site merge emptied its list).
+        """
+        assert self.builder is not None
+        parsed = self._parse(text)
+        built = self.builder.build(parsed)
         page = SearchPage(generation=self.generation)
-        found: list[Candidate] = []
+        plans = {}
         for shard in self.shards:
-            best, total = self._search_shard(shard, built, want, per_site, stats)
-            found.extend(best)
-            page.total += total
-        page.candidates = group_by_site(found, per_site, want)  # best first, across this set's shards
+            local = self._shard_stats(shard, built)
+            plans[shard.number] = (shard, self.builder.build(parsed, idf_scale(local, stats)),
+                                   ratio_bound(local, stats, built.leaves))
+        wants = dict.fromkeys(plans, want)
+        lists: dict[int, list[Candidate]] = {}
+        totals: dict[int, int] = {}
+        for _ in range(MAX_ROUNDS):
+            for number, (shard, scaled, bound) in plans.items():
+                if number not in lists or wants[number] > len(lists[number]):
+                    lists[number], totals[number] = self._search_shard(shard, scaled.query, built.scoring, bound,
+                                                                       wants[number], per_site, stats)
+            merged = group_by_site([c for found in lists.values() for c in found], per_site)
+            more = refill(lists, merged, want, per_site)
+            if not more:
+                break
+            for number, extra in more.items():
+                wants[number] += extra
+        page.candidates = merged[:want]
+        page.total = sum(totals.values())
         return page
 
-    def _search_shard(self, shard: Shard, built: BuiltQuery, want: int, per_site: int,
-                      stats: Stats) -> tuple[list[Candidate], int]:
+    def _search_shard(self, shard: Shard, query: tantivy.Query, scoring: tantivy.Query | None, bound: float, want: int,
+                      per_site: int, stats: Stats) -> tuple[list[Candidate], int]:
         """Explain candidates in tantivy's order until none left can enter the top ``want``.
 
-        tantivy's order is by local score; a candidate's exact score is at most
-        ``bound`` × its local score.  A site is *closed* once it has ``per_site``
+        tantivy's order is by the scaled local score; a candidate's exact score is
+        at most ``bound`` × that.  A site is *closed* once it has ``per_site``
         exact scores no later candidate of it can beat: its further documents are
         skipped without explaining and, when the candidate list runs out, excluded
         from the next, longer search (Nutch's ``-site:`` re-query).
         """
-        bound = ratio_bound(self._shard_stats(shard, built), stats, built.leaves)
         limit = max(2 * want, 20)
         by_site: dict[int, list[Candidate]] = {}
         seen: set[tuple[int, int]] = set()
         closed: set[int] = set()
         total = 0
         while True:
-            query = built.query
+            current = query
             if closed:
-                query = tantivy.Query.boolean_query([
-                    (tantivy.Occur.Must, built.query),
+                current = tantivy.Query.boolean_query([
+                    (tantivy.Occur.Must, query),
                     (tantivy.Occur.MustNot, tantivy.Query.term_set_query(self.schema, "site_hash", sorted(closed)))])
-            result = shard.searcher.search(query, limit, count=not total, weight_by_field="boost")
+            result = shard.searcher.search(current, limit, count=not total, weight_by_field="boost")
             total = total or result.count or 0
             hits = result.hits
             addresses = [address for _, address in hits]
@@ -201,18 +229,19 @@ class ShardSet:
             floor = -1.0
             for i, (local, address) in enumerate(hits):
                 ceiling = local * bound
-                if ceiling < floor:
+                if ceiling <= floor:
                     return _best(by_site, per_site, want), total
                 key = (address.segment_ord, address.doc)
                 site = int(sites[i] or 0)
                 same = by_site.get(site, [])
                 if key in seen or site in closed:
                     continue
-                if per_site and len(same) >= per_site and ceiling < same[per_site - 1].score:
+                if per_site and len(same) >= per_site and ceiling <= same[per_site - 1].score:
                     closed.add(site)
                     continue
                 seen.add(key)
-                leaves = leaves_of(built.query.explain(shard.searcher, address).to_json(), self.field_names)
+                leaves = leaves_of(scoring.explain(shard.searcher, address).to_json(), self.field_names) \
+                    if scoring is not None else []
                 score = exact_score(leaves, stats, float(boosts[i] or 0.0))
                 same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
                 same.sort(key=lambda c: -c.score)
@@ -255,8 +284,8 @@ class ShardSet:
                                              (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "id", url))]),
                 1, count=True).count
             boost = float(shard.searcher.fast_field_values("boost", [address])[0] or 0.0)
-            leaves = leaves_of(built.query.explain(shard.searcher, address).to_json(), self.field_names) \
-                if matched else []
+            leaves = leaves_of(built.scoring.explain(shard.searcher, address).to_json(), self.field_names) \
+                if matched and built.scoring is not None else []
             result = explain(leaves, stats, boost)
             result["matches"] = bool(matched)
             return result

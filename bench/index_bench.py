@@ -1,0 +1,127 @@
+"""The ``index`` benchmark: invertlinks, dedup and index of a full crawl of the local doc web.
+
+Issue 5, point 7. Setup (not measured, :mod:`bench.doc_index`): a politeness-free crawl of the
+eleven doc hosts of ``shared/localweb`` until nothing is due (~50k pages; ``--quick``: ~3,000),
+cached between runs, and a work crawl directory with a copy of its crawldb and a link to its
+segments. Then three measured subprocess steps (wall, CPU of the process tree, peak RSS), as
+``crawl --index`` runs them but with the standalone commands:
+
+1. ``invertlinks``: ``gossamer invertlinks <crawl>/linkdb -dir <crawl>/segments`` with
+   ``linkdb.ignore.internal.links=false`` (the doc sites link almost only internally; with Nutch's
+   default the linkdb, and so anchor text, would be nearly empty);
+2. ``dedup``: ``gossamer dedup <crawl>/crawldb``;
+3. ``index``: ``gossamer index <crawl>/crawldb -linkdb <crawl>/linkdb -dir <crawl>/segments
+   -deleteGone`` (every segment, the default indexing filters, one shard: ``index.shards`` 1).
+
+Documents indexed come from the index summary (``documents added/replaced: N``); ``docs_per_s``
+divides them by the index step's wall time (start-up included), ``docs_per_s_job`` by the time the
+indexer reports for its job (``Indexer: finished in X s``: start-up and plugin loading excluded).
+Sizes: the index on disk (``du``) and per document, the linkdb. A last step, ``search_smoke``,
+searches the new index once (a check that it answers).
+
+Peer in the same run, ``tantivy_floor`` (:mod:`bench.tantivy_floor`): bare tantivy-py indexing of the
+same parsed pages (id, url, title, content; Gossamer's analyzer and writer settings) read straight
+from the segments — no crawldb/linkdb join, no indexing filters. Ratios: ``gossamer index`` wall,
+CPU per document and peak memory against it (lower is better; 1.0 = Gossamer's pipeline costs nothing).
+Goal (issue 5): index at >= 3,000 docs/s (on this 2-core machine); not judged with ``--quick``, where
+start-up (about 1.5 s of the ~3.5 s) dominates.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from bench import BenchOptions
+from bench.doc_index import (
+    ANCHOR_SETTINGS,
+    cache_untouched_check,
+    cached_crawl,
+    crawl_facts,
+    index_size,
+    index_steps,
+    work_crawl,
+)
+from bench.inject_bench import dir_size, gossamer_executable
+from bench.steps import StepRunner, work_dir
+
+NAME: str = "index"
+DESCRIPTION: str = "invertlinks, dedup and index of the crawled local doc web (~50k pages; crawl cached)"
+GOAL_DOCS_PER_S: float = 3_000
+SMOKE_QUERY: str = "hash map"
+
+
+def log(message: str) -> None:
+    """Progress message on stderr."""
+    print(f"[index] {message}", file=sys.stderr, flush=True)
+
+
+def run(opts: BenchOptions) -> dict[str, Any]:
+    """Run the benchmark in a fresh directory under ``opts.workdir`` (the crawl is cached elsewhere)."""
+    with work_dir(opts, NAME, log) as work:
+        setup = StepRunner(work / "logs", 0, log)
+        result: dict[str, Any] = {"params": {"quick": opts.quick, "settings": ANCHOR_SETTINGS,
+                                             "gossamer": gossamer_executable(),
+                                             "workdir": str(work) if opts.keep else None}}
+        cache = cached_crawl(opts, setup, log)
+        if cache is None:
+            return {**result, "setup": setup.steps, "steps": {}, "checks": setup.checks, "goals": []}
+        result["crawl"] = crawl_facts(cache)
+        crawl = work_crawl(cache, work / "crawl", ANCHOR_SETTINGS)
+        run_ = StepRunner(work / "logs", 0, log)
+        facts = index_steps(run_, crawl, extra_defines=ANCHOR_SETTINGS)
+        result.update({"linkdb": facts.get("linkdb"), "dedup": facts.get("dedup"), "index": facts.get("index")})
+        step = run_.steps.get("index", {})
+        docs = (facts.get("index") or {}).get("added")
+        pages = cache.marker["pages"]
+        if docs and step.get("wall_s"):
+            step["docs"] = docs
+            step["docs_per_s"] = round(docs / step["wall_s"], 1)
+            step["urls_per_s"] = round(docs / step["wall_s"])
+            step["cpu_ms_per_doc"] = round(1000 * step["cpu_s"] / docs, 3)
+            job_s = (facts.get("index") or {}).get("seconds")
+            if job_s:
+                step["job_s"] = job_s
+                step["docs_per_s_job"] = round(docs / job_s, 1)
+        sizes = index_size(crawl)
+        disk = sizes["current"]["disk_bytes"]
+        if docs and disk:
+            sizes["bytes_per_doc"] = round(disk / docs)
+        sizes["linkdb"] = dir_size(crawl / "linkdb")
+        result["sizes"] = sizes
+        run_.check("index_docs", bool(docs and 0.8 * pages <= docs <= pages),
+                   f"{docs} documents indexed of {pages:,} pages parsed in the crawl (at least 80 %)")
+        if facts.get("ok"):
+            smoke = run_.step("search_smoke", [gossamer_executable(), "search", "-d", str(crawl), SMOKE_QUERY,
+                                               "--json"])
+            run_.steps.get("search_smoke", {}).pop("urls_per_s", None)
+            hits = json.loads(smoke.stdout)["hits"] if smoke is not None else []
+            run_.check("search_answers", bool(hits), f"{len(hits)} hits for {SMOKE_QUERY!r}")
+        floor = run_.step("tantivy_floor", [sys.executable, "-m", "bench.tantivy_floor", str(crawl / "segments"),
+                                            str(work / "tantivy-floor")])
+        run_.steps.get("tantivy_floor", {}).pop("urls_per_s", None)
+        if floor is not None:
+            peer = json.loads(floor.stdout.strip().splitlines()[-1])
+            fstep = run_.steps["tantivy_floor"]
+            fstep["docs"] = peer["docs"]
+            fstep["docs_per_s"] = round(peer["docs"] / fstep["wall_s"], 1)
+            fstep["urls_per_s"] = round(peer["docs"] / fstep["wall_s"])
+            fstep["cpu_ms_per_doc"] = round(1000 * fstep["cpu_s"] / peer["docs"], 3)
+            result["sizes"]["tantivy_floor"] = dir_size(work / "tantivy-floor")
+            if step.get("docs_per_s"):
+                result["ratios"] = {
+                    "index_wall_vs_tantivy_floor": round(step["wall_s"] / fstep["wall_s"], 3),
+                    "index_cpu_per_doc_vs_tantivy_floor": round(step["cpu_ms_per_doc"] / fstep["cpu_ms_per_doc"], 3),
+                    "index_peak_rss_vs_tantivy_floor": round(
+                        max(step["peak_tree_rss_mb"], step["max_rss_mb"])
+                        / max(fstep["peak_tree_rss_mb"], fstep["max_rss_mb"]), 3),
+                }
+        cache_untouched_check(run_, cache)
+        rate = step.get("docs_per_s")
+        goals = [] if opts.quick else [
+            {"goal": f"index >= {GOAL_DOCS_PER_S:,.0f} docs/s (wall, start-up included)", "value": rate,
+             "met": bool(rate and rate >= GOAL_DOCS_PER_S and "error" not in step)}]
+        result.update({"setup": setup.steps, "steps": run_.steps, "checks": setup.checks + run_.checks,
+                       "goals": goals})
+        return result

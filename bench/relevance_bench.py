@@ -1,0 +1,302 @@
+"""The ``relevance`` benchmark: 100 navigational queries over the indexed doc web, with and without anchor text.
+
+Issue 5, point 7. Setup as for ``search`` (:mod:`bench.doc_index`): the cached crawl, then two work
+crawls over the same segments — ``anchors``: invertlinks with ``linkdb.ignore.internal.links=false``,
+dedup, ``index -deleteGone`` (the ``index-anchor`` filter puts the anchor texts of the linkdb into
+the ``anchor`` field); ``no_anchors``: the same crawldb and linkdb, indexed with
+``plugin.excludes=index-anchor`` (in its ``gossamer.toml``, so search sees it too) into its own index.
+
+Queries (:func:`candidates`, :func:`draw`), built by rule from the crawl's parsed pages, no hand
+picking: a *reference page* is a page whose URL and title follow one of the :data:`SOURCES` patterns,
+and its *name* is what the rule takes from the title:
+
+* ``python``: ``python.web.test/library/<m>.html`` titled ``<m> — …`` → the module name (``os.path``);
+* ``java``: Javadoc class pages ``java.web.test/<module>/<package path>/<Name>.html`` (not
+  ``class-use``/``package-*``) titled ``<Name> (Java SE 17 & JDK 17)`` → the class name (``HashMap``);
+* ``rust``: ``rust.web.test/std/…/<kind>.<name>.html`` (struct, enum, trait, fn, macro, union,
+  type, constant) titled ``<name> in std::… - Rust`` → the item name;
+* ``cmake``: ``cmake.web.test/command/<c>.html`` titled ``<c> — CMake …`` → the command;
+* ``postgres``: ``postgres.web.test/sql-<x>.html`` → its title, the SQL command (``CREATE TABLE``);
+* ``erlang``: ``erlang.web.test/…/doc/html/<m>.html`` titled ``Erlang -- <m>`` → the module name.
+
+A name is kept only if it names exactly one reference page over all sources (case-insensitive), so
+every query has one right answer (``rust``: the same path under ``core/`` and ``alloc/``, where rustdoc
+documents the same item again, is accepted too). The query is the name as written. From each source,
+in an order shuffled with ``--seed``, names are taken whose page is in the index (``Broker.explain``
+finds it), round-robin over the sources: 100 queries over the six sources are 17, 17, 17, 17, 16, 16
+(a source that runs out — ``--quick``'s small crawl has no rust or erlang reference pages — leaves
+its turns to the others). git.web.test's command pages (``git-<cmd>.html``) would be a natural source, but its
+robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): not crawled.
+
+Runs: ``gossamer search -d <crawl> --topics topics.tsv --run run-<variant>.txt -n 10`` (measured
+steps), default settings: at most ``searcher.max.hits.per.site`` = 2 hits per site. Metrics, computed
+here (:func:`evaluate`; exact, no library): for each query the rank r of the first acceptable URL in
+the run's top 10 (none: 0 credit); RR@10 = 1/r; MRR@10 = mean RR@10 over all 100 queries (queries
+without a hit count 0); success@k = share of queries with an acceptable URL at rank <= k (k = 1, 10).
+Topics, qrels (TREC ``qid 0 url 1``) and both runs are written to ``bench/results/relevance/``
+(overwritten each run, git-ignored) and the queries with their ranks go into the JSON result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench import RESULTS_DIR, BenchOptions
+from bench.doc_index import ANCHOR_SETTINGS, cache_untouched_check, cached_crawl, crawl_facts, index_steps, work_crawl
+from bench.inject_bench import gossamer_executable
+from bench.search_bench import parsed_pages
+from bench.steps import StepRunner, work_dir
+
+NAME: str = "relevance"
+DESCRIPTION: str = "MRR@10 / success@1,10 of 100 navigational queries (API names -> pages), with and without anchors"
+QUERIES, QUICK_QUERIES = 100, 30
+DEPTH: int = 10
+OUT_DIR: Path = RESULTS_DIR / "relevance"
+RUST_KINDS = "struct|enum|trait|fn|macro|union|type|constant"
+SOURCES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "python": (re.compile(r"^http://python\.web\.test:8080/library/(?P<n>[A-Za-z0-9_.]+)\.html$"),
+               re.compile(r"^(?P<n>[A-Za-z0-9_.]+) — ")),
+    "java": (re.compile(r"^http://java\.web\.test:8080/[a-z0-9.]+/(?!.*/class-use/)[a-z0-9_/]+/(?P<n>[A-Z][A-Za-z0-9_.]*)"
+                        r"\.html$"),
+             re.compile(r"^(?P<n>[A-Z][A-Za-z0-9_.]*) \(Java SE 17 & JDK 17\)$")),
+    "rust": (re.compile(rf"^http://rust\.web\.test:8080/std/(?:[a-z0-9_]+/)*(?:{RUST_KINDS})\.(?P<n>[A-Za-z0-9_]+)"
+                        r"\.html$"),
+             re.compile(r"^(?P<n>[A-Za-z0-9_]+) in std(?:::[a-z0-9_]+)* - Rust$")),
+    "cmake": (re.compile(r"^http://cmake\.web\.test:8080/command/(?P<n>[a-z_]+)\.html$"),
+              re.compile(r"^(?P<n>[a-z_]+) — CMake ")),
+    "postgres": (re.compile(r"^http://postgres\.web\.test:8080/sql-[a-z-]+\.html$"),
+                 re.compile(r"^(?P<n>[A-Z][A-Z ]*[A-Z])$")),
+    "erlang": (re.compile(r"^http://erlang\.web\.test:8080/(?:lib/[a-z_]+-[\d.]+/|erts-[\d.]+/)doc/html/(?P<n>[a-z_0-9]+)"
+                          r"\.html$"),
+               re.compile(r"^Erlang -- (?P<n>[a-z_0-9]+)$")),
+}
+"""Per source: (URL pattern, title pattern); both must match, and where the URL names the page
+(``n``), URL and title must agree."""
+
+
+def log(message: str) -> None:
+    """Progress message on stderr."""
+    print(f"[relevance] {message}", file=sys.stderr, flush=True)
+
+
+def candidates(pages: list[tuple[str, str]]) -> dict[str, list[dict[str, Any]]]:
+    """Reference pages with an unambiguous name, per source: ``{"name", "url", "accept": [urls]}``."""
+    found: list[tuple[str, str, str]] = []
+    for url, title in pages:
+        for source, (url_rule, title_rule) in SOURCES.items():
+            mu = url_rule.match(url)
+            mt = title_rule.match(title.strip()) if mu else None
+            if not mu or not mt:
+                continue
+            name = mt.group("n")
+            if "n" in mu.groupdict() and mu.group("n") != name:
+                continue
+            found.append((source, name, url))
+    count: dict[str, int] = defaultdict(int)
+    for _, name, _ in found:
+        count[name.lower()] += 1
+    out: dict[str, list[dict[str, Any]]] = {s: [] for s in SOURCES}
+    for source, name, url in found:
+        if count[name.lower()] != 1:
+            continue
+        accept = [url]
+        if source == "rust":
+            accept += [url.replace("/std/", f"/{crate}/", 1) for crate in ("core", "alloc")]
+        out[source].append({"name": name, "url": url, "accept": accept})
+    for items in out.values():
+        items.sort(key=lambda c: c["url"])
+    return out
+
+
+def draw(pool: dict[str, list[dict[str, Any]]], total: int, seed: int, indexed: Any) -> list[dict[str, Any]]:
+    """``total`` queries taken round-robin over the sources (in :data:`SOURCES` order).
+
+    Each source's candidates are shuffled with ``seed``; in its turn a source gives its next
+    candidate whose page ``indexed(url, name)`` confirms. A source that runs out drops out of the
+    rotation, so 100 queries over six full sources are 17, 17, 17, 17, 16, 16.
+    """
+    rng = random.Random(seed)
+    orders: dict[str, list[dict[str, Any]]] = {}
+    for source in SOURCES:
+        items = list(pool[source])
+        rng.shuffle(items)
+        orders[source] = items
+    chosen: list[dict[str, Any]] = []
+    live = [s for s in SOURCES if orders[s]]
+    while len(chosen) < total and live:
+        for source in list(live):
+            if len(chosen) == total:
+                break
+            while orders[source]:
+                item = orders[source].pop(0)
+                if indexed(item["url"], item["name"]):
+                    chosen.append({"source": source, **item})
+                    break
+            if not orders[source]:
+                live.remove(source)
+    chosen.sort(key=lambda item: list(SOURCES).index(item["source"]))
+    for i, item in enumerate(chosen, start=1):
+        item["qid"] = f"N{i:03d}"
+    return chosen
+
+
+def read_run(path: Path) -> dict[str, list[str]]:
+    """TREC run lines ``qid Q0 url rank score tag`` → qid → URLs by rank."""
+    ranked: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) >= 6:
+            ranked[parts[0]].append((int(parts[3]), parts[2]))
+    return {qid: [u for _, u in sorted(items)] for qid, items in ranked.items()}
+
+
+def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: int = DEPTH) -> dict[str, Any]:
+    """MRR@depth, success@1 and success@depth over all queries (see the module docstring); ranks per qid."""
+    ranks: dict[str, int | None] = {}
+    for q in queries:
+        accept = set(q["accept"])
+        ranks[q["qid"]] = next((i for i, u in enumerate(run.get(q["qid"], [])[:depth], start=1) if u in accept), None)
+    n = len(queries)
+
+    def summary(qids: list[str]) -> dict[str, Any]:
+        m = len(qids)
+        return {"queries": m,
+                f"mrr@{depth}": round(sum(1 / ranks[q] for q in qids if ranks[q]) / m, 4) if m else None,
+                "success@1": round(sum(1 for q in qids if ranks[q] == 1) / m, 4) if m else None,
+                f"success@{depth}": round(sum(1 for q in qids if ranks[q]) / m, 4) if m else None}
+
+    by_source: dict[str, list[str]] = defaultdict(list)
+    for q in queries:
+        by_source[q["source"]].append(q["qid"])
+    return {**summary([q["qid"] for q in queries]), "answered": sum(1 for q in queries if run.get(q["qid"])),
+            "by_source": {s: summary(qids) for s, qids in by_source.items()}, "ranks": ranks, "n": n}
+
+
+def _indexed_checker(crawl: Path) -> Any:
+    """``indexed(url, name)``: whether the crawl's index holds the page (``Broker.explain`` finds it).
+
+    Also returns the broker (to close) and, per indexed URL, whether the page matches its query at
+    all (``matches`` of the explanation; recorded, not used to choose).
+    """
+    from gossamer.core.settings import load_settings
+    from gossamer.search.searcher import open_searcher
+
+    broker = open_searcher(crawl, load_settings(crawl, env=os.environ))
+    matches: dict[str, bool] = {}
+
+    def indexed(url: str, name: str) -> bool:
+        answer = broker.explain(url, name)
+        if answer is not None:
+            matches[url] = bool(answer.get("matches"))
+        return answer is not None
+
+    return indexed, broker, matches
+
+
+def _write_files(queries: list[dict[str, Any]]) -> tuple[Path, Path]:
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    (OUT_DIR / ".gitignore").write_text("*\n")
+    topics, qrels = OUT_DIR / "topics.tsv", OUT_DIR / "qrels.txt"
+    topics.write_text("".join(f"{q['qid']}\t{q['name']}\n" for q in queries), encoding="utf-8")
+    qrels.write_text("".join(f"{q['qid']} 0 {u} 1\n" for q in queries for u in q["accept"]), encoding="utf-8")
+    return topics, qrels
+
+
+def run(opts: BenchOptions) -> dict[str, Any]:
+    """Run the benchmark in a fresh directory under ``opts.workdir`` (the crawl is cached elsewhere)."""
+    total = opts.urls or (QUICK_QUERIES if opts.quick else QUERIES)
+    with work_dir(opts, NAME, log) as work:
+        setup = StepRunner(work / "logs", 0, log)
+        result: dict[str, Any] = {"params": {"queries": total, "depth": DEPTH, "seed": opts.seed, "quick": opts.quick,
+                                             "sources": {s: [p.pattern for p in rules] for s, rules in SOURCES.items()},
+                                             "gossamer": gossamer_executable(),
+                                             "workdir": str(work) if opts.keep else None}}
+        empty = {"steps": {}, "goals": []}
+        cache = cached_crawl(opts, setup, log)
+        if cache is None:
+            return {**result, **empty, "setup": setup.steps, "checks": setup.checks}
+        result["crawl"] = crawl_facts(cache)
+        crawls = {"anchors": work_crawl(cache, work / "crawl-anchors", ANCHOR_SETTINGS),
+                  "no_anchors": work_crawl(cache, work / "crawl-no-anchors",
+                                           {**ANCHOR_SETTINGS, "plugin.excludes": "index-anchor"})}
+        built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS)}
+        built["no_anchors"] = index_steps(setup, crawls["no_anchors"], prefix="no_anchors_",
+                                          linkdb=crawls["anchors"] / "linkdb")
+        result["indexes"] = {k: v.get("index") for k, v in built.items()}
+        result["linkdb"] = built["anchors"].get("linkdb")
+        if not all(b["ok"] for b in built.values()):
+            return {**result, **empty, "setup": setup.steps, "checks": setup.checks}
+
+        drawn_file = work / "queries.json"
+        made = setup.step("draw_queries", [sys.executable, "-m", "bench.relevance_bench", "draw",
+                                           str(crawls["anchors"]), str(total), str(opts.seed), str(drawn_file)])
+        if made is None:
+            return {**result, **empty, "setup": setup.steps, "checks": setup.checks}
+        drawn = json.loads(drawn_file.read_text(encoding="utf-8"))
+        queries, matches = drawn["queries"], drawn["matches"]
+        result["candidates"] = drawn["candidates"]
+        topics, qrels = _write_files(queries)
+        log(f"{len(queries)} queries from {result['candidates']}; topics {topics}, qrels {qrels}")
+
+        run_ = StepRunner(work / "logs", len(queries), log)
+        metrics: dict[str, Any] = {}
+        for variant, crawl in crawls.items():
+            out = OUT_DIR / f"run-{variant}.txt"
+            m = run_.step(variant, [gossamer_executable(), "search", "-d", str(crawl), "--topics", str(topics),
+                                    "--run", str(out), "-n", str(DEPTH), "--tag", variant])
+            run_.steps.get(variant, {}).pop("urls_per_s", None)
+            if m is not None:
+                metrics[variant] = evaluate(queries, read_run(out))
+        result["files"] = {"topics": str(topics), "qrels": str(qrels),
+                           "runs": {v: str(OUT_DIR / f"run-{v}.txt") for v in crawls}}
+        result["queries"] = [{"qid": q["qid"], "source": q["source"], "query": q["name"], "accept": q["accept"],
+                              "target_matches_query": matches.get(q["url"]),
+                              **{f"rank_{v}": metrics[v]["ranks"].get(q["qid"]) for v in metrics}} for q in queries]
+        for v in metrics:
+            metrics[v].pop("ranks")
+        result["metrics"] = metrics
+        run_.check("queries_drawn", len(queries) == total, f"{len(queries)} of {total} queries drawn "
+                   f"(candidates per source: {result['candidates']})")
+        for v, m in metrics.items():
+            run_.check(f"{v}_answered", m["answered"] == len(queries),
+                       f"{m['answered']} of {len(queries)} queries with results")
+        cache_untouched_check(run_, cache)
+        a, b = metrics.get("anchors", {}), metrics.get("no_anchors", {})
+        key = f"mrr@{DEPTH}"
+        if a.get(key) is not None and b.get(key):
+            result["ratios"] = {"mrr_anchors_vs_no_anchors": round(a[key] / b[key], 3)}
+        result.update({"setup": setup.steps, "steps": run_.steps, "checks": setup.checks + run_.checks,
+                       "goals": []})
+        return result
+
+
+def main(argv: list[str]) -> None:
+    """``python -m bench.relevance_bench draw CRAWL COUNT SEED OUT``: the queries, as JSON.
+
+    Reads the parsed pages of ``CRAWL/segments``, keeps the reference pages (:func:`candidates`) and
+    draws ``COUNT`` queries whose pages ``CRAWL``'s index holds (:func:`draw`). Run as a subprocess
+    so the benchmark's own process stays small (measured steps inherit its RSS in ``ru_maxrss``).
+    """
+    if len(argv) != 5 or argv[0] != "draw":
+        raise SystemExit("usage: python -m bench.relevance_bench draw CRAWL COUNT SEED OUT")
+    crawl = Path(argv[1])
+    pool = candidates(parsed_pages(crawl / "segments"))
+    indexed, broker, matches = _indexed_checker(crawl)
+    try:
+        queries = draw(pool, int(argv[2]), int(argv[3]), indexed)
+    finally:
+        broker.close()
+    Path(argv[4]).write_text(json.dumps({"queries": queries, "matches": matches,
+                                         "candidates": {s: len(items) for s, items in pool.items()}},
+                                        ensure_ascii=False), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
