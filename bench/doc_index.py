@@ -206,7 +206,7 @@ _LINKDB = re.compile(r"^LinkDb: \d+ segment\(s\), (\d+) skipped; pages (\d+) \(n
 _LINKDB_TOTAL = re.compile(r"^LinkDb: total URLs (\d+)", re.MULTILINE)
 _DEDUP = re.compile(r"^Deduplication: (\d+) documents marked as duplicates", re.MULTILINE)
 _DEDUP_CANDIDATES = re.compile(r"^Deduplication: (\d+) candidates .*?, (\d+) groups", re.MULTILINE)
-_INDEXED = re.compile(r"^Indexer: documents added/replaced: (\d+), deleted: (\d+)", re.MULTILINE)
+_INDEXED = re.compile(r"^Indexer: documents added/replaced: (\d+), delete requests: (\d+)", re.MULTILINE)
 _SKIPPED = re.compile(r"^Indexer: skipped: (.*)$", re.MULTILINE)
 _FINISHED = re.compile(r"^\w+: finished in ([\d.]+) s", re.MULTILINE)
 

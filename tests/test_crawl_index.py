@@ -41,7 +41,7 @@ def test_crawl_index_then_search(cli, tmp_path: Path) -> None:
         home = site.url("/")
     # 5 pages: the noindex page is left out, and dedup marked /copy.html (same text as /tea.html, longer URL)
     assert "Indexer: documents added/replaced: 3" in result.out
-    assert "robots_noindex 1" in result.out and "db_db_duplicate 1" in result.out
+    assert "robots_noindex 1" in result.out and "db_duplicate 1" in result.out
     settings = load_settings(crawl_dir)
     searcher = open_searcher(crawl_dir, settings)
     try:

@@ -76,7 +76,7 @@ def test_reindex_replaces_by_url_and_delete_gone(tmp_path: Path) -> None:
     assert docs["http://b.test/kettle"]["title"] == ["Kettle v2"]  # replaced, not added twice
     assert "http://b.test/gone" in docs  # without -deleteGone a gone page stays
     assert "http://a.test/" not in docs  # a noindex page is always removed
-    assert report.counters["skipped_db_db_gone"] == 1
+    assert report.counters["skipped_db_gone"] == 1
     report = index(crawl / "index", crawl / "crawldb", crawl / "linkdb", [second], conf,
                    IndexOptions(delete_gone=True))
     assert "http://b.test/gone" not in _docs(crawl)

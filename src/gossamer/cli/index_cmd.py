@@ -76,7 +76,7 @@ def print_index_report(title: str, report: IndexReport) -> None:
     for note in report.notes:
         typer.echo(f"{title}: {note}")
     skipped = {k.removeprefix("skipped_"): v for k, v in sorted(report.counters.items()) if k.startswith("skipped_")}
-    typer.echo(f"{title}: documents added/replaced: {report.added}, deleted: {report.deleted}")
+    typer.echo(f"{title}: documents added/replaced: {report.added}, delete requests: {report.deleted}")
     if skipped:
         typer.echo(f"{title}: skipped: " + ", ".join(f"{k} {v}" for k, v in skipped.items()))
     typer.echo(f"{title}: finished in {report.seconds:.2f} s")

@@ -190,7 +190,7 @@ class DocumentBuilder:
                     seg.text = row["text"]
         delete = (url, DELETE, None) if self.options.delete_gone else None
         if db is not None and db.status in _DELETE_DB:
-            ctx.count(f"skipped_db_{CrawlStatus(db.status).status_name}")
+            ctx.count(f"skipped_{CrawlStatus(db.status).status_name}")
             return delete
         if latest is None:
             return None
