@@ -25,6 +25,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tantivy
 
@@ -55,11 +56,19 @@ class IndexDescription:
     docs: int
     fields: tuple[IndexField, ...]
     created: int
+    ballast: tuple[dict[str, Any] | None, ...] = ()
+    """Per shard: the ballast documents it holds (``{"docs": n, "tokens": {field: count}}``), see
+    :mod:`gossamer.index.ballast`."""
+
+    def ballast_of(self, shard: int) -> dict[str, Any] | None:
+        """The ballast record of one shard (``None``: none)."""
+        return self.ballast[shard] if shard < len(self.ballast) else None
 
     def to_json(self) -> str:
         """Serialize as JSON."""
         return json.dumps({"shards": self.shards, "docs": self.docs, "created": self.created,
-                           "fields": json.loads(fields_to_json(self.fields))}, indent=1)
+                           "fields": json.loads(fields_to_json(self.fields)), "ballast": list(self.ballast)},
+                          indent=1)
 
     @classmethod
     def read(cls, directory: Path) -> IndexDescription:
@@ -69,7 +78,7 @@ class IndexDescription:
         try:
             data = json.loads((directory / INDEX_FILE).read_text(encoding="utf-8"))
             return cls(int(data["shards"]), int(data["docs"]), fields_from_json(json.dumps(data["fields"])),
-                       int(data.get("created", 0)))
+                       int(data.get("created", 0)), tuple(data.get("ballast") or ()))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise TableError(f"{directory / INDEX_FILE}: unreadable ({exc})") from exc
 
@@ -98,9 +107,10 @@ def link_copy(source: Path, target: Path) -> None:
                 shutil.copy2(entry, target / entry.name)
 
 
-def finish_index(directory: Path, shards: int, docs: int, fields: Sequence[IndexField]) -> None:
+def finish_index(directory: Path, shards: int, docs: int, fields: Sequence[IndexField],
+                 ballast: Sequence[dict[str, Any] | None] = ()) -> None:
     """Write ``_index.json`` and ``_SUCCESS`` into a complete staging version and fsync it."""
-    description = IndexDescription(shards, docs, tuple(fields), int(time.time() * 1000))
+    description = IndexDescription(shards, docs, tuple(fields), int(time.time() * 1000), tuple(ballast))
     (directory / INDEX_FILE).write_text(description.to_json() + "\n", encoding="utf-8")
     fsync_path(directory / INDEX_FILE)
     (directory / SUCCESS_MARKER).write_bytes(b"")

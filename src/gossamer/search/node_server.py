@@ -164,7 +164,7 @@ async def health_handler(request: web.Request) -> web.Response:
     """``GET /health``: the shards served, their documents and the index generation."""
     shards = request.app[SHARDS]
     return web.json_response({"shards": [s.number for s in shards.shards],
-                              "docs": sum(s.searcher.num_docs for s in shards.shards),
+                              "docs": sum(s.real.docs for s in shards.shards),
                               "generation": shards.generation})
 
 

@@ -14,7 +14,6 @@ is briefly missing its ``current`` (an install in progress).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from typing import Any
 import tantivy
 
 from gossamer.core.settings import Settings
+from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
 from gossamer.index.store import IndexDescription, live_index, open_shard, shard_name
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
@@ -42,45 +42,17 @@ MAX_ROUNDS = 4
 
 @dataclass
 class Shard:
-    """One open shard: its number, tantivy index and searcher, and its base statistics."""
+    """One open shard: number, tantivy index and searcher, and statistics.
+
+    ``engine``: as tantivy counts them (ballast included); ``real``: without ballast.
+    """
 
     number: int
     index: tantivy.Index
     searcher: tantivy.Searcher
-    base: Stats
-
-
-def base_stats(index: tantivy.Index, searcher: tantivy.Searcher, text_fields: Sequence[str]) -> Stats:
-    """Documents and tokens per text field as tantivy counts them (read from explanations)."""
-    docs = searcher.num_docs
-    tokens: dict[str, float] = {}
-    for name in text_fields:
-        found = searcher.terms_with_prefix(name, "", limit=1)
-        if not found:
-            continue
-        query = tantivy.Query.term_query(index.schema, name, found[0][0])
-        hits = searcher.search(query, 1, count=False).hits
-        if not hits:
-            continue
-        detail = json.loads(query.explain(searcher, hits[0][1]).to_json())
-        total, avgdl = _explained_totals(detail)
-        docs = int(total) if total else docs
-        tokens[name] = float(round(avgdl * docs))  # an integer count; rounding undoes float32
-    return Stats(docs, tokens)
-
-
-def _explained_totals(node: dict[str, object]) -> tuple[float, float]:
-    total = avgdl = 0.0
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        text = str(current.get("description", ""))
-        if text.startswith("N,"):
-            total = float(current["value"])  # type: ignore[arg-type]
-        elif text.startswith("avgdl"):
-            avgdl = float(current["value"])  # type: ignore[arg-type]
-        stack.extend(current.get("details", ()))  # type: ignore[arg-type]
-    return total, avgdl
+    engine: EngineStats
+    real: EngineStats
+    has_ballast: bool
 
 
 def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
@@ -119,7 +91,9 @@ class ShardSet:
         for number in numbers:
             index = open_shard(live / shard_name(number))
             searcher = index.searcher()
-            shards.append(Shard(number, index, searcher, base_stats(index, searcher, text_fields)))
+            engine = engine_stats(index, searcher, text_fields)
+            ballast = description.ballast_of(number)
+            shards.append(Shard(number, index, searcher, engine, engine.minus(ballast), bool(ballast)))
         self.shards = shards
         self.schema = shards[0].index.schema if shards else None
         self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
@@ -161,9 +135,15 @@ class ShardSet:
         return total
 
     @staticmethod
-    def _shard_stats(shard: Shard, built: BuiltQuery) -> Stats:
+    def _shard_stats(shard: Shard, built: BuiltQuery, engine: bool = False) -> Stats:
+        """The shard's statistics for the query's terms.
+
+        Real ones (summed into global statistics), or tantivy's own (``engine``:
+        what its local scores are made of).
+        """
         df = {key: shard.searcher.doc_freq(key[0], key[1]) for key in dict.fromkeys(built.leaves)}
-        return Stats(shard.base.docs, dict(shard.base.tokens), df)
+        base = shard.engine if engine else shard.real
+        return Stats(base.docs, dict(base.tokens), df)
 
     def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
         """The best ``want`` candidates of these shards (≤ ``per_site`` per site; 0 = no limit), by global score.
@@ -178,7 +158,7 @@ class ShardSet:
         page = SearchPage(generation=self.generation)
         plans = {}
         for shard in self.shards:
-            local = self._shard_stats(shard, built)
+            local = self._shard_stats(shard, built, engine=True)
             plans[shard.number] = (shard, self.builder.build(parsed, idf_scale(local, stats)),
                                    ratio_bound(local, stats, built.leaves))
         wants = dict.fromkeys(plans, want)
@@ -216,10 +196,12 @@ class ShardSet:
         total = 0
         while True:
             current = query
-            if closed:
-                current = tantivy.Query.boolean_query([
-                    (tantivy.Occur.Must, query),
-                    (tantivy.Occur.MustNot, tantivy.Query.term_set_query(self.schema, "site_hash", sorted(closed)))])
+            excluded = [tantivy.Query.term_set_query(self.schema, "site_hash", sorted(closed))] if closed else []
+            if shard.has_ballast:
+                excluded.append(tantivy.Query.term_query(self.schema, "id", BALLAST_ID))
+            if excluded:
+                current = tantivy.Query.boolean_query([(tantivy.Occur.Must, query)]
+                                                      + [(tantivy.Occur.MustNot, q) for q in excluded])
             result = shard.searcher.search(current, limit, count=not total, weight_by_field="boost")
             total = total or result.count or 0
             hits = result.hits

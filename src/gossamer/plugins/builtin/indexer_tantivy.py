@@ -25,6 +25,7 @@ from typing import Any
 import tantivy
 
 from gossamer.core.settings import Settings
+from gossamer.index.ballast import add_ballast, ballast_document, ballast_needed, engine_stats
 from gossamer.index.documents import json_value
 from gossamer.index.schema import build_schema
 from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of, verify_index
@@ -51,6 +52,7 @@ class TantivyIndexWriter(IndexWriter):
         self._writers: list[tantivy.IndexWriter] = []
         self._fields: tuple[IndexField, ...] = ()
         self.directory: Path | None = None
+        self._existing: IndexDescription | None = None
 
     def open(self, location: str, fields: Sequence[IndexField]) -> None:
         self.directory = Path(location)
@@ -61,6 +63,7 @@ class TantivyIndexWriter(IndexWriter):
             self.notes.extend(recover(self.directory))
             live = live_version_dir(self.directory)
             existing = IndexDescription.read(live) if live is not None else None
+            self._existing = existing
             if existing is not None and existing.fields != self._fields:
                 new = {f.name for f in self._fields} ^ {f.name for f in existing.fields}
                 raise TableError(
@@ -101,18 +104,43 @@ class TantivyIndexWriter(IndexWriter):
         assert self._staging is not None and self.directory is not None
         for writer in self._writers:
             writer.commit()
+        ballast = self._top_up_ballast()
         for writer in self._writers:
             writer.wait_merging_threads()
         self._writers = []
         docs = 0
         for i in range(self.shards):
             index = tantivy.Index.open(str(self._staging / shard_name(i)))
-            docs += index.searcher().num_docs
-        finish_index(self._staging, self.shards, docs, self._fields)
+            docs += index.searcher().num_docs - int((ballast[i] or {}).get("docs", 0))
+        finish_index(self._staging, self.shards, docs, self._fields, ballast)
         install(self.directory, self._staging, keep_backup=self.settings.get_bool("db.preserve.backup"),
                 verify=verify_index)
         self._staging = None
         self.close()
+
+    def _top_up_ballast(self) -> list[dict[str, Any] | None]:
+        """Top up shards whose average field lengths fell behind; returns every shard's ballast record.
+
+        See :mod:`gossamer.index.ballast`.
+        """
+        assert self._staging is not None
+        held = [self._previous_ballast(i) for i in range(self.shards)]
+        if self.shards < 2:
+            return held
+        text_fields = [f.name for f in self._fields if f.kind == "text"]
+        stats = []
+        for i in range(self.shards):
+            index = tantivy.Index.open(str(self._staging / shard_name(i)))
+            stats.append(engine_stats(index, index.searcher(), text_fields))
+        for i, need in enumerate(ballast_needed(stats, held)):
+            if need:
+                self._writers[i].add_json(json.dumps(ballast_document(need)))
+                self._writers[i].commit()
+                held[i] = add_ballast(held[i], need)
+        return held
+
+    def _previous_ballast(self, shard: int) -> dict[str, Any] | None:
+        return self._existing.ballast_of(shard) if self._existing is not None else None
 
     def close(self) -> None:
         for writer in self._writers:
