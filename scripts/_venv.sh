@@ -1,6 +1,8 @@
 # Sourced by scripts/demo, scripts/test and scripts/bench: create (or reuse) the project's
 # virtual environment in .venv and install Gossamer into it with the given extras.
 # Usage: ensure_venv [extras]     e.g. ensure_venv dev
+# With the dev extra it also makes sure Debian's `chromium` is installed for the browser tests
+# (tests/test_browser.py drives it through the `playwright` Python package; see ensure_browser).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -29,4 +31,44 @@ ensure_venv() {
         fi
         touch "$stamp"
     fi
+    case ",$extras," in
+        *,dev,*) ensure_browser ;;
+    esac
+}
+
+# The browser tests run Debian's chromium (never `playwright install`: that downloads from a CDN).
+# Installs it with apt-get when `chromium` is not on PATH; quiet, idempotent, exits 2 if apt fails.
+# GOSSAMER_SKIP_BROWSER=1 skips this (and the browser tests) on machines without apt.
+ensure_browser() {
+    if [ "${GOSSAMER_SKIP_BROWSER:-}" = 1 ] || command -v chromium > /dev/null 2>&1; then
+        return 0
+    fi
+    if ! command -v apt-get > /dev/null 2>&1; then
+        echo "warning: chromium is not installed and there is no apt-get to install it;" \
+             "the browser tests will fail (install Chromium, or set GOSSAMER_SKIP_BROWSER=1 to skip them)" >&2
+        return 0
+    fi
+    local sudo=()
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo > /dev/null 2>&1 && sudo -n true 2> /dev/null; then
+            sudo=(sudo -n)
+        else
+            echo "error: the browser tests need Debian's chromium: run 'apt-get install chromium' as root" \
+                 "(or set GOSSAMER_SKIP_BROWSER=1 to skip the browser tests)" >&2
+            exit 2
+        fi
+    fi
+    echo "== installing chromium (apt-get) for the browser tests"
+    local log
+    log="$(mktemp "${TMPDIR:-/tmp}/gossamer-apt.XXXXXX")"
+    if ! { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+           && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+              apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core; } > "$log" 2>&1 \
+         || ! command -v chromium > /dev/null 2>&1; then
+        cat "$log" >&2
+        echo "error: installing chromium with apt-get failed (log above, also in $log);" \
+             "set GOSSAMER_SKIP_BROWSER=1 to skip the browser tests" >&2
+        exit 2
+    fi
+    rm -f "$log"
 }

@@ -31,6 +31,7 @@ from gossamer.cli.readseg_cmd import readseg_command
 from gossamer.cli.robots_cmd import robotschecker_command
 from gossamer.cli.search_cmd import search_command
 from gossamer.cli.searchnode_cmd import searchnode_command
+from gossamer.cli.serve_cmd import serve_command
 from gossamer.cli.settings_cmd import showproperties_command
 from gossamer.cli.updatedb_cmd import updatedb_command
 
@@ -74,6 +75,7 @@ app.command("dedup")(dedup_command)
 app.command("index")(index_command)
 app.command("clean")(clean_command)
 app.command("search")(search_command)
+app.command("serve")(serve_command)
 app.command("searchnode")(searchnode_command)
 app.command("invertlinks")(invertlinks_command)
 app.command("readlinkdb")(readlinkdb_command)
