@@ -1,8 +1,9 @@
 # Sourced by scripts/demo, scripts/test and scripts/bench: create (or reuse) the project's
 # virtual environment in .venv and install Gossamer into it with the given extras.
 # Usage: ensure_venv [extras]     e.g. ensure_venv dev
-# With the dev extra it also makes sure Debian's `chromium` is installed for the browser tests
-# (tests/test_browser.py drives it through the `playwright` Python package; see ensure_browser).
+# With the dev extra it also installs the spark extra (PySpark, for tests/test_spark_engine.py) and makes
+# sure Debian's `chromium` (the browser tests drive it through the `playwright` Python package; see
+# ensure_browser) and a Java runtime for Spark (see ensure_java) are installed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -19,6 +20,9 @@ ensure_venv() {
         "$python" -m venv "$VENV"
         "$VENV/bin/python" -m pip install --quiet --upgrade pip > "$VENV/install.log" 2>&1 || true
     fi
+    case ",$extras," in
+        *,dev,*) case ",$extras," in *,spark,*) ;; *) extras="$extras,spark" ;; esac ;;
+    esac
     local target="$ROOT"
     [ -n "$extras" ] && target="$ROOT[$extras]"
     local stamp="$VENV/.installed-${extras:-base}"
@@ -32,7 +36,7 @@ ensure_venv() {
         touch "$stamp"
     fi
     case ",$extras," in
-        *,dev,*) ensure_browser ;;
+        *,dev,*) ensure_browser; ensure_java ;;
     esac
 }
 
@@ -68,6 +72,43 @@ ensure_browser() {
         cat "$log" >&2
         echo "error: installing chromium with apt-get failed (log above, also in $log);" \
              "set GOSSAMER_SKIP_BROWSER=1 to skip the browser tests" >&2
+        exit 2
+    fi
+    rm -f "$log"
+}
+
+# Spark (the spark extra; tests/test_spark_engine.py) needs a Java 17+ runtime. Installs Debian's
+# openjdk-17-jre-headless with apt-get when `java` is not on PATH; quiet, idempotent, exits 2 if apt
+# fails. GOSSAMER_SKIP_JAVA=1 skips this (the Spark tests then skip themselves).
+ensure_java() {
+    if [ "${GOSSAMER_SKIP_JAVA:-}" = 1 ] || command -v java > /dev/null 2>&1; then
+        return 0
+    fi
+    if ! command -v apt-get > /dev/null 2>&1; then
+        echo "warning: java is not installed and there is no apt-get to install it;" \
+             "the Spark engine tests will be skipped (install Java 17+, or set GOSSAMER_SKIP_JAVA=1)" >&2
+        return 0
+    fi
+    local sudo=()
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo > /dev/null 2>&1 && sudo -n true 2> /dev/null; then
+            sudo=(sudo -n)
+        else
+            echo "error: the Spark engine needs Java 17+: run 'apt-get install openjdk-17-jre-headless' as root" \
+                 "(or set GOSSAMER_SKIP_JAVA=1 to skip the Spark tests)" >&2
+            exit 2
+        fi
+    fi
+    echo "== installing openjdk-17-jre-headless (apt-get) for the Spark engine"
+    local log
+    log="$(mktemp "${TMPDIR:-/tmp}/gossamer-apt.XXXXXX")"
+    if ! { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+           && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+              apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; } > "$log" 2>&1 \
+         || ! command -v java > /dev/null 2>&1; then
+        cat "$log" >&2
+        echo "error: installing openjdk-17-jre-headless with apt-get failed (log above, also in $log);" \
+             "set GOSSAMER_SKIP_JAVA=1 to skip the Spark tests" >&2
         exit 2
     fi
     rm -f "$log"

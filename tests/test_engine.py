@@ -164,3 +164,16 @@ def test_copartitioned_input_must_match_the_job(tmp_path: Path) -> None:
               engine_jobs.SHUFFLE, engine_jobs.reduce_sum, engine_jobs.OUTPUT, parts=3)
     with pytest.raises(ValueError, match="partitioned as host-crc32/4 parts"):
         run(job, tmp_path)
+
+
+def test_spark_engine_without_pyspark_says_what_to_install(tmp_path: Path, monkeypatch) -> None:
+    import sys
+
+    from gossamer.core.settings import SettingsError
+    from gossamer.engine import run_job
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark → ImportError
+    lines = tmp_path / "lines.txt"
+    make_lines(lines, 10, 2)
+    with pytest.raises(SettingsError, match=r"install gossamer\[spark\]"):
+        run_job(text_job(lines), tmp_path, load_settings(overrides=["engine=spark"]))

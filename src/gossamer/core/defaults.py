@@ -553,6 +553,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("engine.batch.rows", 65536, "int",
              "Rows per Arrow record batch handed to map/reduce functions", nutch=False),
     Property("spark.master", "local[*]", "str", "Spark master URL when engine=spark", nutch=False),
+    Property("spark.log.level", "ERROR", "str",
+             "Log level of the Spark driver when engine=spark (ERROR, WARN, INFO …)", nutch=False),
     Property("store.parts", 8, "int",
              "Host-hash parts of a newly created table (an existing table keeps its count)", nutch=False),
     Property("store.row.group.rows", 16384, "int",

@@ -1,4 +1,4 @@
-"""Job engines: the embedded local engine (default) and, later, a cluster engine.
+"""Job engines: the embedded local engine (default) and the Spark engine (``engine=spark``).
 
 Public API: the job model (:class:`Job`, :class:`Input`, :class:`TaskContext`,
 :class:`JobResult`), input sources, and :func:`run_job`, which runs a job on the
@@ -20,7 +20,15 @@ def run_job(job: Job, output_dir: Path, settings: Settings, progress: ProgressFn
     engine = settings.get_str("engine")
     if engine == "local":
         return LocalEngine(settings, progress).run(job, output_dir)
-    raise SettingsError(f"engine={engine!r}: only the embedded 'local' engine is available in this version")
+    if engine == "spark":
+        try:
+            import pyspark  # noqa: F401 - only to give a clear message when it is missing
+        except ImportError as exc:
+            raise SettingsError("engine=spark needs PySpark: install gossamer[spark] (and Java 17+)") from exc
+        from gossamer.engine.spark import SparkEngine
+
+        return SparkEngine(settings, progress).run(job, output_dir)
+    raise SettingsError(f"engine={engine!r}: the engines are 'local' (embedded) and 'spark'")
 
 
 __all__ = [

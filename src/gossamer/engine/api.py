@@ -26,12 +26,11 @@ Contracts
   ``Job.output_schema`` in key order.  Rows are written to part *p* of the output.
 * Counters and error reports from every task are summed into :class:`JobResult`.
 
-Mapping to Spark (the cluster engine): each input's map runs in ``mapInArrow``
-(or RDD ``mapPartitions``); partition numbers come from the same host hash
-(``gossamer.store.partitioning``) and feed ``repartitionAndSortWithinPartitions``
-(or ``repartition`` + ``sortWithinPartitions`` on ``key, _src, _seq``); reduce
-runs in ``mapPartitions`` over the sorted rows, cutting batches at key
-boundaries; each partition writes one Parquet part.
+Mapping to Spark (``gossamer.engine.spark``): each split's map runs in RDD
+``mapPartitions`` and emits Arrow IPC blobs keyed by the part number from the same
+hash (``gossamer.store.partitioning``); ``partitionBy(parts)`` is the shuffle; reduce
+runs in ``mapPartitionsWithIndex``, sorting by ``key, _src, _seq`` and cutting batches
+at key boundaries; each partition writes one Parquet part.
 """
 
 from __future__ import annotations

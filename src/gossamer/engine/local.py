@@ -37,10 +37,9 @@ from gossamer.engine.api import (
     JobResult,
     Split,
     TaskContext,
-    arange,
 )
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
-from gossamer.store.partitioning import KEY_PARTITIONER_NAME, PARTITIONER_NAME, parts_of_keys, parts_of_urls
+from gossamer.engine.tasks import Budget, check_copartitioned, copartitioned_run, part_numbers, tag
 from gossamer.store.table import PartWriter, part_name
 
 SPILL_OVERHEAD = 4
@@ -50,15 +49,6 @@ RUN_BATCH_ROWS = 8192
 
 ProgressFn = Callable[[str, int, int], None]
 """``progress(phase, done, total)`` — called in the driver as tasks finish."""
-
-
-@dataclass(frozen=True)
-class _Budget:
-    bytes_per_task: int
-    batch_rows: int
-    row_group_rows: int
-    compression: str
-    error_limit: int
 
 
 @dataclass(frozen=True)
@@ -95,7 +85,7 @@ class LocalEngine:
         spill_root.mkdir(parents=True, exist_ok=True)
         remove_stale_spill_dirs(spill_root)
         spill_dir = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-{job.name}-", dir=spill_root))
-        _check_copartitioned(job)
+        check_copartitioned(job)
         try:
             map_tasks = [
                 _MapTask(job, i, s, split, str(spill_dir))
@@ -105,7 +95,7 @@ class LocalEngine:
             workers = max(1, min(self.workers, max(len(map_tasks), job.parts)))
             if _input_bytes(job) < self.settings.get_int("engine.local.inline.mb") * 1024 * 1024:
                 workers = 1  # starting processes would cost more than the work
-            budget = self._budget(workers)
+            budget = Budget.from_settings(self.settings, workers)
             runs: dict[int, list[str]] = {p: [] for p in range(job.parts)}
             with _executor(workers) as pool:
                 map_sizes = [task.split.size_bytes() for task in map_tasks]
@@ -127,18 +117,8 @@ class LocalEngine:
         result.seconds = time.monotonic() - started
         return result
 
-    def _budget(self, workers: int) -> _Budget:
-        total = self.settings.get_int("engine.memory.budget.mb") * 1024 * 1024
-        return _Budget(
-            bytes_per_task=max(total // workers, 8 * 1024 * 1024),
-            batch_rows=self.settings.get_int("engine.batch.rows"),
-            row_group_rows=self.settings.get_int("store.row.group.rows"),
-            compression=self.settings.get_str("store.compression"),
-            error_limit=self.settings.get_int("cli.max.reported.errors"),
-        )
-
     def _gather(
-        self, pool: Executor, fn: Callable[..., Any], tasks: list[Any], budget: _Budget, phase: str,
+        self, pool: Executor, fn: Callable[..., Any], tasks: list[Any], budget: Budget, phase: str,
         sizes: list[int] | None = None,
     ) -> Iterator[Any]:
         """Run ``tasks``, largest ``sizes`` first (less idle time at the end); yield results in task order."""
@@ -177,22 +157,6 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _check_copartitioned(job: Job) -> None:
-    """A co-partitioned input must really share the job's partitioner, part count and key."""
-    for item in job.inputs:
-        if not item.copartitioned:
-            continue
-        description = getattr(item.source, "description", None)
-        if description is None:
-            raise ValueError(f"job {job.name}: a co-partitioned input must be a stored table")
-        if (description.partitioner, description.parts, description.key) != (
-                job.partitioner, job.parts, job.key) or job.partitioner != PARTITIONER_NAME:
-            raise ValueError(
-                f"job {job.name}: input {item.source} is partitioned as {description.partitioner}/"
-                f"{description.parts} parts/key {description.key}, the job as {job.partitioner}/"
-                f"{job.parts} parts/key {job.key}")
-
-
 def _reduce_size(task: _ReduceTask) -> int:
     """Approximate input bytes of a reduce task: its spill runs and its parts of co-partitioned inputs."""
     size = sum(os.path.getsize(path) for path in task.runs)
@@ -224,16 +188,7 @@ def _executor(workers: int) -> Executor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
 
 
-def _tag(batch: pa.RecordBatch, job: Job, src: int, first_seq: int) -> pa.Table:
-    """Cast to the shuffle schema and add ``_src``/``_seq``."""
-    n = batch.num_rows
-    columns = [batch.column(f.name).cast(f.type) for f in job.shuffle_schema]
-    columns.append(pa.repeat(pa.scalar(src, pa.int16()), n))
-    columns.append(arange(first_seq, n))
-    return pa.Table.from_arrays(columns, schema=job.internal_schema)
-
-
-def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Counter[str], list[str], dict]:
+def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str], dict]:
     job = task.job
     ctx = TaskContext(settings, budget.error_limit)
     mapper = job.inputs[task.input_index].map
@@ -249,10 +204,7 @@ def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Count
             return
         table = pa.concat_tables(buffered)
         buffered, buffered_bytes = [], 0
-        column = table.column(job.key)
-        parts = parts_of_keys(column, job.parts) if job.partitioner == KEY_PARTITIONER_NAME else \
-            parts_of_urls(column, job.parts)
-        table = table.append_column("_part", parts)
+        table = table.append_column("_part", part_numbers(table, job))
         order = pc.sort_indices(table, sort_keys=[("_part", "ascending"), *sort_keys(job.key)])
         table = table.take(order)
         del order
@@ -275,7 +227,7 @@ def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Count
         for out in outputs:
             if out.num_rows == 0:
                 continue
-            tagged = _tag(out, job, task.input_index, seq)
+            tagged = tag(out, job, task.input_index, seq)
             seq += out.num_rows
             buffered.append(tagged)
             buffered_bytes += tagged.nbytes
@@ -285,19 +237,7 @@ def _run_map(task: _MapTask, settings: Settings, budget: _Budget) -> tuple[Count
     return ctx.counters, ctx.errors, part_runs
 
 
-def _copartitioned_run(job: Job, input_index: int, part: int, batch_rows: int,
-                       ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-    item = job.inputs[input_index]
-    split = item.source.splits()[part]
-    seq = part << SEQ_SPLIT_SHIFT
-    for batch in split.read(batch_rows):
-        for out in item.map(batch, ctx) if item.map else [batch]:
-            if out.num_rows:
-                yield from _tag(out, job, input_index, seq).to_batches()
-                seq += out.num_rows
-
-
-def _run_reduce(task: _ReduceTask, settings: Settings, budget: _Budget) -> tuple[Counter[str], list[str],
+def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str],
                                                                                int, int]:
     job = task.job
     ctx = TaskContext(settings, budget.error_limit)
@@ -307,7 +247,7 @@ def _run_reduce(task: _ReduceTask, settings: Settings, budget: _Budget) -> tuple
     run_paths = reduce_fan_in([Path(p) for p in task.runs], job.internal_schema, job.key, fan_in,
                               RUN_BATCH_ROWS)
     runs: list[Iterator[pa.RecordBatch]] = [
-        _copartitioned_run(job, i, task.part, read_rows, ctx)
+        copartitioned_run(job, i, task.part, read_rows, ctx)
         for i, item in enumerate(job.inputs) if item.copartitioned
     ]
     runs.extend(read_run(path) for path in run_paths)

@@ -1,0 +1,211 @@
+"""The Spark engine runs the same jobs as the local engine and writes the same parts (issue 7)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("Spark needs a Java 17+ runtime (scripts/_venv.sh installs one)", allow_module_level=True)
+
+from gossamer.core import CrawlDatum, CrawlStatus  # noqa: E402
+from gossamer.core.settings import Settings, load_settings  # noqa: E402
+from gossamer.crawl import invert_links  # noqa: E402
+from gossamer.engine import Input, Job, JobResult, LocalEngine, TableSource, TextSource, run_job  # noqa: E402
+from gossamer.engine.spark import key_complete_slices, stop_session  # noqa: E402
+from gossamer.store import TableDescription, finish_version, new_staging_dir  # noqa: E402
+from gossamer.store.install import live_version_dir  # noqa: E402
+
+from . import engine_jobs  # noqa: E402
+from .conftest import write_lines  # noqa: E402
+from .test_engine import make_lines, text_job  # noqa: E402
+from .test_linkdb import write_parse_data  # noqa: E402
+from .test_updatedb import write_segment  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = 1_790_000_000_000
+
+
+@pytest.fixture(scope="module", autouse=True)
+def spark_session() -> Iterator[None]:
+    """One local[2] session for the module; Python workers must import ``tests.engine_jobs``."""
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), saved) if p)
+    try:
+        yield
+    finally:
+        stop_session()
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+def settings(engine: str, *extra: str) -> Settings:
+    return load_settings(overrides=[f"engine={engine}", "spark.master=local[2]", "store.parts=4", *extra])
+
+
+def run_both(job: Job, tmp: Path, *extra: str) -> tuple[Path, JobResult, Path, JobResult]:
+    outputs = []
+    for engine in ("local", "spark"):
+        out = new_staging_dir(tmp / f"out-{engine}-{job.name}-{len(list(tmp.glob('out-*')))}")
+        result = run_job(job, out, settings(engine, *extra))
+        finish_version(out, TableDescription(kind="test", parts=job.parts, rows=result.rows,
+                                             partitioner=job.partitioner))
+        outputs += [out, result]
+    return outputs[0], outputs[1], outputs[2], outputs[3]
+
+
+def assert_same_parts(local: Path, spark: Path) -> None:
+    names = sorted(p.name for p in local.glob("part-*.parquet"))
+    assert names and names == sorted(p.name for p in spark.glob("part-*.parquet"))
+    for name in names:
+        a, b = pq.read_table(local / name), pq.read_table(spark / name)
+        assert a.equals(b), name  # same rows, same order, in the same part
+        assert a.sort_by([("url", "ascending")]).equals(b.sort_by([("url", "ascending")]))
+
+
+def assert_same_results(local: JobResult, spark: JobResult) -> None:
+    assert local.counters == spark.counters
+    assert local.errors == spark.errors
+    assert local.rows_per_part == spark.rows_per_part
+
+
+@pytest.mark.parametrize("partitioner", ["host-crc32", "key-crc32"])
+def test_generic_job_gives_identical_parts(tmp_path: Path, partitioner: str) -> None:
+    lines = tmp_path / "lines.txt"
+    make_lines(lines, 20_000, 30)
+    job = dataclasses.replace(text_job(lines), partitioner=partitioner)
+    assert len(job.inputs[0].source.splits()) > 1
+    local, local_result, spark, spark_result = run_both(job, tmp_path, "engine.batch.rows=3000",
+                                                        "engine.memory.budget.mb=1")
+    assert_same_parts(local, spark)
+    assert_same_results(local_result, spark_result)
+    assert spark_result.counters["errors"] == 21 and len(spark_result.errors) == 20
+
+
+def test_copartitioned_input_gives_identical_parts(tmp_path: Path) -> None:
+    lines = tmp_path / "lines.txt"
+    make_lines(lines, 5_000, 10)
+    first = new_staging_dir(tmp_path / "first")
+    result = LocalEngine(settings("local")).run(text_job(lines), first)
+    finish_version(first, TableDescription(kind="test", parts=4, rows=result.rows))
+    job = Job("sum2", [Input(TableSource(str(first)), engine_jobs.map_table, copartitioned=True),
+                       Input(TextSource((str(lines),), split_bytes=16 * 1024), engine_jobs.map_lines)],
+              engine_jobs.SHUFFLE, engine_jobs.reduce_sum, engine_jobs.OUTPUT, 4)
+    local, local_result, spark, spark_result = run_both(job, tmp_path)
+    assert_same_parts(local, spark)
+    assert_same_results(local_result, spark_result)
+    rows = pq.read_table(spark).to_pylist()
+    assert rows and all(row["sources"].startswith("0") for row in rows)
+    only_side = dataclasses.replace(job, name="side", inputs=job.inputs[:1])  # nothing to shuffle
+    local, local_result, spark, spark_result = run_both(only_side, tmp_path)
+    assert_same_parts(local, spark)
+    assert_same_results(local_result, spark_result)
+    assert spark_result.rows == result.rows
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 100])
+def test_key_complete_slices_never_split_a_key(rows: int) -> None:
+    rng = random.Random(rows)
+    keys = sorted(f"k{rng.randrange(max(rows // 3, 1))}" for _ in range(rows))
+    table = pa.table({"url": pa.array(keys, pa.string())})
+    slices = list(key_complete_slices(table, "url", 4))
+    assert sum(s.num_rows for s in slices) == rows
+    assert pa.concat_tables(slices or [table]).equals(table)
+    for before, after in zip(slices, slices[1:], strict=False):
+        assert before.column("url")[-1] != after.column("url")[0]
+
+
+def crawldb_version(crawl: Path) -> Path:
+    version = live_version_dir(crawl / "crawldb")
+    assert version is not None
+    return version
+
+
+def test_inject_and_updatedb_give_identical_crawldbs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inject_module = importlib.import_module("gossamer.crawl.inject")
+    updatedb_module = importlib.import_module("gossamer.crawl.updatedb")
+
+    monkeypatch.setattr(inject_module, "now_millis", lambda: NOW)
+    monkeypatch.setattr(updatedb_module, "now_millis", lambda: NOW + 1000)
+    rng = random.Random(7)
+    seeds = [f"http://h{rng.randrange(40)}.example/{i}" for i in range(3000)] + ["not a url", "ftp://"]
+    more = [f"http://h{rng.randrange(60)}.example/more/{i}" for i in range(500)] + seeds[:100]
+    first, second = write_lines(tmp_path / "seeds.txt", seeds), write_lines(tmp_path / "more.txt", more)
+    fetch = [(url, CrawlDatum(CrawlStatus.FETCH_SUCCESS, NOW, 0, 2592000, 1.0)) for url in seeds[:200]]
+    fetch += [(url, CrawlDatum(CrawlStatus.FETCH_GONE, NOW, 0, 2592000, 1.0)) for url in seeds[200:260]]
+    parse = [(f"http://new{i % 30}.example/x{i}", CrawlDatum(CrawlStatus.LINKED, NOW, 0, 2592000, 0.5))
+             for i in range(400)]
+    segment = write_segment(tmp_path / "segments", "20261122000000", fetch, parse)
+    reports: dict[str, list[dict[str, int]]] = {}
+    for engine in ("local", "spark"):
+        crawl = tmp_path / engine
+        conf = settings(engine)
+        created = inject_module.inject(crawl / "crawldb", first, conf)
+        merged = inject_module.inject(crawl / "crawldb", second, conf)  # existing crawldb: co-partitioned
+        updated = updatedb_module.updatedb(crawl / "crawldb", [segment], conf)
+        reports[engine] = [created.counters, merged.counters, updated.counters]
+    assert reports["local"] == reports["spark"]
+    created, merged, updated = reports["spark"]
+    assert (created["urls_injected"], created["errors"], merged["urls_merged"]) == (3000, 2, 100)
+    assert updated["urls_updated"] == 660 and updated.get("errors", 0) == 0
+    assert_same_parts(crawldb_version(tmp_path / "local"), crawldb_version(tmp_path / "spark"))
+
+
+def test_invertlinks_gives_identical_linkdbs(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    pages = [(f"http://s{i % 25}.example/p{i}",
+              [(f"http://t{rng.randrange(50)}.example/{rng.randrange(20)}", f"anchor {i}") for _ in range(5)])
+             for i in range(600)]
+    first = write_parse_data(tmp_path / "segments", "20260101000000", pages[:400], parts=3)
+    second = write_parse_data(tmp_path / "segments", "20260102000000", pages[300:], parts=2)
+    counters = {}
+    for engine in ("local", "spark"):
+        linkdb = tmp_path / engine / "linkdb"
+        conf = settings(engine)
+        created = invert_links(linkdb, [first], conf)
+        merged = invert_links(linkdb, [second], conf)  # the existing linkdb is a co-partitioned input
+        counters[engine] = [created.counters, merged.counters]
+    assert counters["local"] == counters["spark"]
+    local, spark = live_version_dir(tmp_path / "local" / "linkdb"), live_version_dir(tmp_path / "spark" / "linkdb")
+    assert local is not None and spark is not None
+    assert_same_parts(local, spark)
+
+
+def test_index_actions_are_identical(tmp_path: Path) -> None:
+    from gossamer.index.documents import IndexOptions
+    from gossamer.index.job import actions_job, index_inputs
+    from gossamer.store.table import TableVersion
+
+    from .index_fixtures import Page, make_crawl
+
+    pages = [Page(f"http://s{i % 7}.test/p{i}", f"Page {i}", f"words of page {i} about kettles",
+                  outlinks=[(f"http://s{(i + 1) % 7}.test/p{i + 1}", f"link {i}")]) for i in range(60)]
+    pages += [Page("http://gone.test/", "Gone", "gone", status=CrawlStatus.FETCH_GONE)]
+    crawl, _ = make_crawl(tmp_path / "crawl", pages, index=False)
+    segment = next((crawl / "segments").iterdir())
+    db = TableVersion(live_version_dir(crawl / "crawldb"))
+    links = TableVersion(live_version_dir(crawl / "linkdb"))
+    inputs, notes = index_inputs(db, links, [segment])
+    assert not notes
+    job = actions_job(inputs, IndexOptions(delete_gone=True), 3)
+    assert job.partitioner == "key-crc32"
+    try:
+        local, local_result, spark, spark_result = run_both(job, tmp_path)
+    finally:
+        db.close()
+        links.close()
+    assert_same_parts(local, spark)
+    assert_same_results(local_result, spark_result)
+    assert pq.read_table(spark).num_rows == len(pages)  # an add per page, a delete for the gone one
