@@ -15,7 +15,10 @@ from typing import Any
 
 import pytest
 
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("GOSSAMER_SCREENSHOTS")
+                   or Path(__file__).resolve().parent / "artifacts" / "screenshots")
+"""Where the tests write their screenshots: tests/artifacts/screenshots (not in git), or $GOSSAMER_SCREENSHOTS
+(``GOSSAMER_SCREENSHOTS=docs/screenshots scripts/test -k browser`` refreshes the copies in the docs)."""
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 VIEWPORT = {"width": 1280, "height": 800}

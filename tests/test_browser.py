@@ -4,7 +4,7 @@ A small loopback site is crawled and indexed once (``gossamer crawl --index``),
 the web app is served on 127.0.0.1, and every page is opened in one headless
 chromium: the page must work (ids and classes of the page contract), log no
 error, fail no request and request nothing from another origin.  Each page is
-screenshotted to ``docs/screenshots/`` on every run.
+screenshotted on every run to ``tests/artifacts/screenshots/`` (or ``$GOSSAMER_SCREENSHOTS``).
 
 chromium missing → the tests fail with the reason; ``GOSSAMER_SKIP_BROWSER=1``
 skips them explicitly (machines without apt).
@@ -150,7 +150,7 @@ class Session:
         return self.page
 
     def check(self, what: str, shot: str | None = None) -> None:
-        """A full-page screenshot to docs/screenshots/<shot>.png, then: no errors so far."""
+        """A full-page screenshot to <SCREENSHOTS>/<shot>.png, then: no errors so far."""
         self.page.wait_for_load_state("load")
         if shot:  # taken before the checks: a broken page's picture helps find why
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
