@@ -209,3 +209,39 @@ def test_index_actions_are_identical(tmp_path: Path) -> None:
     assert_same_parts(local, spark)
     assert_same_results(local_result, spark_result)
     assert pq.read_table(spark).num_rows == len(pages)  # an add per page, a delete for the gone one
+
+
+def test_engine_option_is_short_for_the_setting() -> None:
+    from gossamer.cli.common import STATE, extract_defines
+
+    before = list(STATE.defines)
+    try:
+        rest = extract_defines(["inject", "--engine", "spark", "crawldb", "--engine=local", "seeds"])
+        assert rest == ["inject", "crawldb", "seeds"]
+        assert STATE.defines[len(before):] == ["engine=spark", "engine=local"]
+    finally:
+        STATE.defines[:] = before
+
+
+def test_a_whole_crawl_runs_with_engine_spark(cli, tmp_path: Path) -> None:
+    """crawl --index with --engine spark: inject, updatedb, invertlinks and index run on Spark."""
+    from tests.conftest import write_lines
+    from tests.fetch_server import ThreadedSite
+
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    with ThreadedSite() as site:
+        site.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
+        site.route("/", body=b"<html><head><title>Spark home</title></head><body><a href='/a.html'>first</a>"
+                             b" <a href='/b.html'>second</a></body></html>", headers=html)
+        site.route("/a.html", body=b"<html><head><title>A</title></head><body>resilient distributed datasets "
+                                   b"<a href='/b.html'>b</a></body></html>", headers=html)
+        site.route("/b.html", body=b"<html><head><title>B</title></head><body>shuffles and partitions</body>"
+                                   b"</html>", headers=html)
+        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
+        crawl = tmp_path / "crawl"
+        result = cli("crawl", seeds, "-d", crawl, "-r", "2", "--index", "--engine", "spark",
+                     "-D", "spark.master=local[2]", "-D", "http.agent.name=t", "-D", "fetcher.server.delay=0.01")
+        assert result.code == 0, result.err
+    assert "Indexer: documents added/replaced: 3" in result.out
+    found = cli("search", "-d", crawl, "distributed datasets", "--json")
+    assert found.code == 0 and site.url("/a.html") in found.out

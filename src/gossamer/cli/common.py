@@ -39,7 +39,10 @@ STATE = CliState()
 
 
 def extract_defines(argv: list[str]) -> list[str]:
-    """Remove ``-D name=value`` / ``-Dname=value`` / ``--define name=value`` from argv into :data:`STATE`."""
+    """Remove ``-D name=value`` / ``-Dname=value`` / ``--define name=value`` from argv into :data:`STATE`.
+
+    ``--engine NAME`` (anywhere, any command) is short for ``-D engine=NAME``.
+    """
     rest: list[str] = []
     items = iter(argv)
     for arg in items:
@@ -48,6 +51,13 @@ def extract_defines(argv: list[str]) -> list[str]:
             if value is None:
                 fail(f"{arg} needs a name=value argument")
             STATE.defines.append(value)
+        elif arg == "--engine":
+            value = next(items, None)
+            if not value:
+                fail("--engine needs a name (local or spark)")
+            STATE.defines.append(f"engine={value}")
+        elif arg.startswith("--engine="):
+            STATE.defines.append(f"engine={arg.split('=', 1)[1]}")
         elif arg.startswith("-D") and len(arg) > 2:
             STATE.defines.append(arg[2:])
         elif arg.startswith("--define="):

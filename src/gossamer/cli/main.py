@@ -38,7 +38,8 @@ from gossamer.cli.updatedb_cmd import updatedb_command
 app = typer.Typer(
     name="gossamer",
     help="Gossamer: a polite, scalable web crawler and search engine (after Apache Nutch).\n\n"
-         "Every command takes -D name=value to override any setting (see showproperties).",
+         "Every command takes -D name=value to override any setting (see showproperties), and "
+         "--engine local|spark to choose where its jobs run (= -D engine=…).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
