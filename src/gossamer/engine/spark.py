@@ -53,9 +53,13 @@ _SESSION: list[Any] = []
 
 
 def spark_session(settings: Settings, app_name: str) -> Any:
-    """The process's Spark session (created once, reused, stopped at exit); loopback only, no UI.
+    """The process's Spark session (created once, reused, stopped at exit).
 
-    Raises :class:`SettingsError` when PySpark is not installed.
+    With a ``local[…]`` master the driver binds to 127.0.0.1 and the web UI is
+    off (tests and single machines never open a port beyond loopback); with any
+    other master (a cluster) Spark's own configuration decides — ``spark-defaults.conf``
+    in ``$SPARK_CONF_DIR`` or ``PYSPARK_SUBMIT_ARGS`` — so executors can reach the
+    driver.  Raises :class:`SettingsError` when PySpark is not installed.
     """
     if _SESSION:
         return _SESSION[0]
@@ -63,19 +67,19 @@ def spark_session(settings: Settings, app_name: str) -> Any:
         from pyspark.sql import SparkSession
     except ImportError as exc:
         raise SettingsError("engine=spark needs PySpark: install gossamer[spark] (and Java 17+)") from exc
+    master = settings.get_str("spark.master")
+    local = master.startswith("local")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    session = (
-        SparkSession.builder.master(settings.get_str("spark.master"))
-        .appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}")
-        .getOrCreate()
-    )
+    builder = (SparkSession.builder.master(master).appName(app_name)
+               .config("spark.ui.showConsoleProgress", "false"))
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = (builder.config("spark.ui.enabled", "false")
+                   .config("spark.driver.bindAddress", "127.0.0.1")
+                   .config("spark.driver.host", "127.0.0.1")
+                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}"))
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel(settings.get_str("spark.log.level"))
     _SESSION.append(session)
     atexit.register(stop_session)
