@@ -27,6 +27,7 @@ from bench import (
     polite_bench,
     relevance_bench,
     search_bench,
+    spark_bench,
     updatedb_bench,
     urlchain_bench,
 )
@@ -37,6 +38,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(inject_bench.NAME, inject_bench.DESCRIPTION, inject_bench.run),
         Benchmark(urlchain_bench.NAME, urlchain_bench.DESCRIPTION, urlchain_bench.run),
         Benchmark(updatedb_bench.NAME, updatedb_bench.DESCRIPTION, updatedb_bench.run),
+        Benchmark(spark_bench.NAME, spark_bench.DESCRIPTION, spark_bench.run),
         Benchmark(crawl_bench.NAME, crawl_bench.DESCRIPTION, crawl_bench.run),
         Benchmark(polite_bench.NAME, polite_bench.DESCRIPTION, polite_bench.run),
         Benchmark(index_bench.NAME, index_bench.DESCRIPTION, index_bench.run),
@@ -118,6 +120,10 @@ def print_table(result: dict[str, Any]) -> None:
         else:
             value = _fmt(goal.get("value"), ",.0f")
         print(f"goal {goal['goal']}: {state} ({value})")
+    for key, value in result.get("where_spark_time_goes", {}).items():
+        print(f"spark time {key}: {value}")
+    if result.get("note"):
+        print(f"note: {result['note']}")
     for mode, loop in result.get("loops", {}).items():
         print(f"loop {mode:<10} {loop['urls']:>10,} URLs in {loop['seconds']:7.2f} s = "
               f"{_fmt(loop.get('urls_per_s'), '12,.0f')} URLs/s (one core, start-up excluded)")
