@@ -48,14 +48,11 @@ from bench.inject_bench import dir_size, gossamer_executable
 from bench.measure import Measurement, run_measured
 from bench.steps import StepRunner, work_dir
 from bench.updatedb_bench import (
-    DEFAULT_HOSTS,
-    DEFAULT_URLS,
     FETCHED_PER_URL,
     OUTLINKS_PER_URL,
-    QUICK_HOSTS,
-    QUICK_URLS,
     STATUS_NAMES,
     _restore,
+    bench_size,
     update_counters,
 )
 
@@ -422,8 +419,7 @@ def _check(run: StepRunner, facts: dict[str, Any], counters: dict[str, list[dict
 
 def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir``; return the result dict."""
-    urls = opts.urls if opts.urls is not None else (QUICK_URLS if opts.quick else DEFAULT_URLS)
-    hosts = opts.hosts if opts.hosts is not None else (QUICK_HOSTS if opts.quick else DEFAULT_HOSTS)
+    urls, hosts = bench_size(opts)
     with work_dir(opts, "spark", log) as work:
         return _run_in(work, urls, hosts, opts)
 

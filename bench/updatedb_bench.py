@@ -521,10 +521,16 @@ def _check(run: StepRunner, facts: dict[str, Any], updates: list[Measurement | N
     run.check("avg_score_agrees", agree, f"updatedb {ours}, DuckDB {theirs}")
 
 
-def run(opts: BenchOptions) -> dict[str, Any]:
-    """Run the benchmark in a fresh directory under ``opts.workdir``; return the result dict."""
+def bench_size(opts: BenchOptions) -> tuple[int, int]:
+    """(URLs, hosts) of the synthetic crawldb: the options', else the quick or full defaults."""
     urls = opts.urls if opts.urls is not None else (QUICK_URLS if opts.quick else DEFAULT_URLS)
     hosts = opts.hosts if opts.hosts is not None else (QUICK_HOSTS if opts.quick else DEFAULT_HOSTS)
+    return urls, hosts
+
+
+def run(opts: BenchOptions) -> dict[str, Any]:
+    """Run the benchmark in a fresh directory under ``opts.workdir``; return the result dict."""
+    urls, hosts = bench_size(opts)
     with work_dir(opts, "updatedb", log) as work:
         return _run_in(work, urls, hosts, opts)
 

@@ -40,16 +40,18 @@ ensure_venv() {
     esac
 }
 
-# The browser tests run Debian's chromium (never `playwright install`: that downloads from a CDN).
-# Installs it with apt-get when `chromium` is not on PATH; quiet, idempotent, exits 2 if apt fails.
-# GOSSAMER_SKIP_BROWSER=1 skips this (and the browser tests) on machines without apt.
-ensure_browser() {
-    if [ "${GOSSAMER_SKIP_BROWSER:-}" = 1 ] || command -v chromium > /dev/null 2>&1; then
+# apt_ensure COMMAND SKIP_VAR PURPOSE PACKAGE...: make sure COMMAND is on PATH, installing the Debian
+# PACKAGEs with apt-get when it is not (quiet, idempotent; as root, or with passwordless sudo).
+# SKIP_VAR=1 in the environment skips it. Without apt-get: a warning. apt failing: the log and exit 2.
+apt_ensure() {
+    local command="$1" skip_var="$2" purpose="$3"
+    shift 3
+    if [ "${!skip_var:-}" = 1 ] || command -v "$command" > /dev/null 2>&1; then
         return 0
     fi
     if ! command -v apt-get > /dev/null 2>&1; then
-        echo "warning: chromium is not installed and there is no apt-get to install it;" \
-             "the browser tests will fail (install Chromium, or set GOSSAMER_SKIP_BROWSER=1 to skip them)" >&2
+        echo "warning: $command is not installed and there is no apt-get to install it;" \
+             "$purpose will not run (install $*, or set $skip_var=1)" >&2
         return 0
     fi
     local sudo=()
@@ -57,59 +59,33 @@ ensure_browser() {
         if command -v sudo > /dev/null 2>&1 && sudo -n true 2> /dev/null; then
             sudo=(sudo -n)
         else
-            echo "error: the browser tests need Debian's chromium: run 'apt-get install chromium' as root" \
-                 "(or set GOSSAMER_SKIP_BROWSER=1 to skip the browser tests)" >&2
+            echo "error: $purpose need(s) $command: run 'apt-get install $*' as root" \
+                 "(or set $skip_var=1 to skip)" >&2
             exit 2
         fi
     fi
-    echo "== installing chromium (apt-get) for the browser tests"
+    echo "== installing $* (apt-get) for $purpose"
     local log
     log="$(mktemp "${TMPDIR:-/tmp}/gossamer-apt.XXXXXX")"
     if ! { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
            && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-              apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core; } > "$log" 2>&1 \
-         || ! command -v chromium > /dev/null 2>&1; then
+              apt-get install -y -qq --no-install-recommends "$@"; } > "$log" 2>&1 \
+         || ! command -v "$command" > /dev/null 2>&1; then
         cat "$log" >&2
-        echo "error: installing chromium with apt-get failed (log above, also in $log);" \
-             "set GOSSAMER_SKIP_BROWSER=1 to skip the browser tests" >&2
+        echo "error: installing $* with apt-get failed (log above, also in $log); set $skip_var=1 to skip" >&2
         exit 2
     fi
     rm -f "$log"
 }
 
-# Spark (the spark extra; tests/test_spark_engine.py) needs a Java 17+ runtime. Installs Debian's
-# openjdk-17-jre-headless with apt-get when `java` is not on PATH; quiet, idempotent, exits 2 if apt
-# fails. GOSSAMER_SKIP_JAVA=1 skips this (the Spark tests then skip themselves).
+# The browser tests run Debian's chromium (never `playwright install`: that downloads from a CDN).
+# GOSSAMER_SKIP_BROWSER=1 skips this (and the browser tests) on machines without apt.
+ensure_browser() {
+    apt_ensure chromium GOSSAMER_SKIP_BROWSER "the browser tests" chromium fonts-dejavu-core
+}
+
+# Spark (the spark extra; tests/test_spark_engine.py) needs a Java 17+ runtime.
+# GOSSAMER_SKIP_JAVA=1 skips this (the Spark tests then skip themselves).
 ensure_java() {
-    if [ "${GOSSAMER_SKIP_JAVA:-}" = 1 ] || command -v java > /dev/null 2>&1; then
-        return 0
-    fi
-    if ! command -v apt-get > /dev/null 2>&1; then
-        echo "warning: java is not installed and there is no apt-get to install it;" \
-             "the Spark engine tests will be skipped (install Java 17+, or set GOSSAMER_SKIP_JAVA=1)" >&2
-        return 0
-    fi
-    local sudo=()
-    if [ "$(id -u)" != 0 ]; then
-        if command -v sudo > /dev/null 2>&1 && sudo -n true 2> /dev/null; then
-            sudo=(sudo -n)
-        else
-            echo "error: the Spark engine needs Java 17+: run 'apt-get install openjdk-17-jre-headless' as root" \
-                 "(or set GOSSAMER_SKIP_JAVA=1 to skip the Spark tests)" >&2
-            exit 2
-        fi
-    fi
-    echo "== installing openjdk-17-jre-headless (apt-get) for the Spark engine"
-    local log
-    log="$(mktemp "${TMPDIR:-/tmp}/gossamer-apt.XXXXXX")"
-    if ! { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
-           && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-              apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; } > "$log" 2>&1 \
-         || ! command -v java > /dev/null 2>&1; then
-        cat "$log" >&2
-        echo "error: installing openjdk-17-jre-headless with apt-get failed (log above, also in $log);" \
-             "set GOSSAMER_SKIP_JAVA=1 to skip the Spark tests" >&2
-        exit 2
-    fi
-    rm -f "$log"
+    apt_ensure java GOSSAMER_SKIP_JAVA "the Spark engine tests" openjdk-17-jre-headless
 }

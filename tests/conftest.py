@@ -33,15 +33,23 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key)
 
 
+def run_main(*args: str | Path) -> int:
+    """Run ``gossamer <args>`` in this process with fresh CLI state (``-D``, ``--conf``); the exit code.
+
+    For module-scoped fixtures, which cannot use the ``cli`` fixture.
+    """
+    common.STATE.defines.clear()
+    common.STATE.conf = None
+    return main([str(a) for a in args])
+
+
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]):
     """Run ``gossamer <args>`` in this process; returns exit code and captured output."""
 
     def run(*args: str | Path) -> CliResult:
-        common.STATE.defines.clear()
-        common.STATE.conf = None
         capsys.readouterr()
-        code = main([str(a) for a in args])
+        code = run_main(*args)
         captured = capsys.readouterr()
         return CliResult(code, captured.out, captured.err)
 

@@ -19,8 +19,6 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import pytest
 
-from gossamer.cli import common
-from gossamer.cli.main import main
 from tests.browser_support import (
     CHROMIUM_ARGS,
     SCREENSHOTS,
@@ -29,7 +27,7 @@ from tests.browser_support import (
     chromium_path,
     skip_requested,
 )
-from tests.conftest import write_lines
+from tests.conftest import run_main, write_lines
 from tests.fetch_server import Site, ThreadedSite
 from tests.web_server import serve_app
 
@@ -92,12 +90,6 @@ def _site(site: Site) -> None:
         site.route(path, body=_page(title, body, [*links, ("/", "home")]), headers=HTML)
 
 
-def _cli(*args: str | Path) -> int:
-    common.STATE.defines.clear()
-    common.STATE.conf = None
-    return main([str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def crawl_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("browser")
@@ -105,7 +97,7 @@ def crawl_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with ThreadedSite() as site:
         _site(site)
         seeds = write_lines(root / "seeds.txt", [site.url("/")])
-        code = _cli("crawl", seeds, "-d", crawl, "-r", "3", "--index", *SETTINGS)
+        code = run_main("crawl", seeds, "-d", crawl, "-r", "3", "--index", *SETTINGS)
     assert code == 0, "gossamer crawl --index failed"
     return crawl
 

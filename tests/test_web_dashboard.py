@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from gossamer.cli import common
-from gossamer.cli.main import main
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
 from gossamer.core.settings import load_settings
 from gossamer.crawl.readseg import segment_info
@@ -24,7 +22,7 @@ from gossamer.store.table import PartWriter, TableDescription, finish_version, p
 from gossamer.web.app import create_app
 from gossamer.web.charts import axis_top, bar_chart, format_number, hbar_chart, line_chart, nice_max
 from gossamer.web.dashboard_stats import clear_cache, crawl_summary, dashboard_stats
-from tests.conftest import stats_value, write_lines
+from tests.conftest import run_main, stats_value, write_lines
 from tests.fetch_server import ThreadedSite
 from tests.index_fixtures import Page, make_crawl, write_segment
 from tests.web_server import serve_app
@@ -77,12 +75,6 @@ def number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
-def run_cli(*args: str | Path) -> int:
-    common.STATE.defines.clear()
-    common.STATE.conf = None
-    return main([str(a) for a in args])
-
-
 @pytest.fixture(scope="module")
 def crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real 2-round crawl (with index) of a loopback site with a 404 and a redirect."""
@@ -98,7 +90,7 @@ def crawl(tmp_path_factory: pytest.TempPathFactory) -> Path:
                        f"<a href='/deep-{name}.html'>deeper</a></body></html>".encode(), headers=HTML)
         site.route("/moved.html", status=301, headers={"Location": site.url("/a.html")})
         seeds = write_lines(root / "seeds.txt", [site.url("/")])
-        assert run_cli("crawl", seeds, "-d", crawl_dir, "-r", "2", "--index", *SETTINGS) == 0
+        assert run_main("crawl", seeds, "-d", crawl_dir, "-r", "2", "--index", *SETTINGS) == 0
     return crawl_dir
 
 

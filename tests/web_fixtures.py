@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gossamer.cli import common
-from gossamer.cli.main import main
+from tests.conftest import run_main
 from tests.fetch_server import Site, ThreadedSite
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -55,10 +54,7 @@ def crawl_site(crawl_dir: Path, routes: dict[str, tuple[bytes, dict[str, str]]],
         seeds = crawl_dir.parent / f"{crawl_dir.name}-seeds.txt"
         seeds.parent.mkdir(parents=True, exist_ok=True)
         seeds.write_text(site.url("/") + "\n", encoding="utf-8")
-        common.STATE.defines.clear()
-        common.STATE.conf = None
-        code = main([str(a) for a in ("crawl", seeds, "-d", crawl_dir, "-r", str(rounds), "--index",
-                                      *CRAWL_SETTINGS)])
+        code = run_main("crawl", seeds, "-d", crawl_dir, "-r", str(rounds), "--index", *CRAWL_SETTINGS)
         assert code == 0, f"crawl failed with exit code {code}"
         return site.url("").rstrip("/")
 
