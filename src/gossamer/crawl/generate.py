@@ -26,7 +26,6 @@ from gossamer.crawl.generate_select import SelectOptions, select
 from gossamer.crawl.segments import SegmentWriter, new_segment_name, partition_key_function
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
 from gossamer.engine import Input, Job, TableSource, TaskContext
-from gossamer.plugins import PluginRepository, URLChain
 from gossamer.store import TableLock, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 
@@ -63,16 +62,12 @@ def generate(crawldb: Path, segments_dir: Path, settings: Settings,
     started = time.monotonic()
     now = now_millis()
     cur_time = now + int(options.add_days * 86_400_000)
-    repo = PluginRepository(settings)
-    chain = URLChain(repo, "generate", normalize=False, filter=options.filter)
-    count_chain = URLChain(repo, "generate_host_count", normalize=options.normalize, filter=False)
     report = GenerateReport()
     with TableLock(crawldb, settings.get_float("store.lock.wait.seconds")) as lock:
         recover(crawldb)
         with open_live(crawldb) as version:
-            selection = select(version, settings, SelectOptions(
-                cur_time, options.top_n, options.max_num_segments, options.filter, options.normalize),
-                chain, count_chain)
+            selection = select(crawldb, version, settings, SelectOptions(
+                cur_time, options.top_n, options.max_num_segments, options.filter, options.normalize))
         report.counters = dict(selection.counters)
         key = partition_key_function(settings.get_str("partition.url.mode"),
                                      settings.get_int("partition.url.seed"))

@@ -1,33 +1,38 @@
 """Generate's selection: which due URLs go into which fetch list (Nutch's Generator, job 1).
 
-DuckDB scans the crawldb parts and returns the candidates — due by the fetch
-schedule (``fetch_time <= now + adddays``, or a fetch time more than
-``db.fetch.interval.max`` in the future, which the schedule pulls back), not
-generated within ``crawl.gen.delay`` (the ``_ngt_`` marker), of the
-``generate.restrict.status``, within ``generate.min.interval``, with a sort value
-(the score) of at least ``generate.min.score`` — best first, ties by URL so the
-result is deterministic.  A streaming Python pass then applies the URL filters
-and deals candidates into up to ``-maxNumSegments`` segments of ``-topN`` URLs,
-at most ``generate.max.count`` per host or domain (``generate.count.mode``) and
-segment, exactly as Nutch's reducer does.  It stops as soon as every segment is full.
+The candidate job (:mod:`gossamer.crawl.generate_job`, an engine job, so it runs on
+Spark too) keeps the rows that are due — by the fetch schedule (``fetch_time <= now +
+adddays``, or a fetch time more than ``db.fetch.interval.max`` in the future, which the
+schedule pulls back), not generated within ``crawl.gen.delay`` (the ``_ngt_`` marker),
+of ``generate.restrict.status``, within ``generate.min.interval``, with a score of at
+least ``generate.min.score`` — and accepted by the URL filters, cut to what the
+dealing can use.  DuckDB then reads the candidates best first (ties by URL, so the
+result never depends on the engine, the part count or timing) and a streaming pass
+deals them into up to ``-maxNumSegments`` segments of ``-topN`` URLs, at most
+``generate.max.count`` per host or domain (``generate.count.mode``) and segment,
+exactly as Nutch's reducer does.  It stops as soon as every segment is full.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyarrow as pa
 
 from gossamer.core.datum import META_GENERATE_TIME, CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import status_by_name
-from gossamer.crawl.readdb_stats import connect, parquet_relation
-from gossamer.plugins import URLChain
+from gossamer.crawl.generate_job import CANDIDATE_SCHEMA, COUNT_KEY, ORDER_KEY, DueRule, KeepFirst, SelectCandidates
+from gossamer.crawl.readdb_stats import connect
+from gossamer.engine import Input, Job, TableSource, run_job
+from gossamer.store import discard, new_staging_dir
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.partitioning import host_of
-from gossamer.store.table import TableVersion
+from gossamer.store.partitioning import KEY_PARTITIONER_NAME
+from gossamer.store.table import TableVersion, part_name
 
 
 @dataclass(frozen=True)
@@ -49,85 +54,96 @@ class Selection:
     counters: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
-def _candidates(version: TableVersion, settings: Settings, opts: SelectOptions) -> Iterator[pa.RecordBatch]:
-    max_interval_ms = settings.get_int("db.fetch.interval.max") * 1000
-    gen_delay = settings.get_int("crawl.gen.delay")
-    where = [
-        "(epoch_ms(fetch_time) <= $cur OR epoch_ms(fetch_time) - $cur > $maxint)",
-        "(metadata['_ngt_'] IS NULL OR TRY_CAST(metadata['_ngt_'] AS BIGINT) IS NULL "
-        "OR TRY_CAST(metadata['_ngt_'] AS BIGINT) + $gendelay <= $cur)",
-        "score >= $minscore",
-    ]
-    params: dict[str, object] = {"cur": opts.cur_time, "maxint": max_interval_ms, "gendelay": gen_delay,
-                                 "minscore": settings.get_float("generate.min.score")}
+def due_rule(settings: Settings, cur_time: int) -> DueRule:
+    """The settings' due rule at ``cur_time``; ValueError for an unknown ``generate.restrict.status``."""
     restrict = settings.get_str("generate.restrict.status").strip()
+    status = None
     if restrict:
-        code = status_by_name(restrict)
-        if code < 0:
+        status = status_by_name(restrict)
+        if status < 0:
             raise ValueError(f"generate.restrict.status: unknown status {restrict!r}")
-        where.append("status = $restrict")
-        params["restrict"] = code
-    min_interval = settings.get_int("generate.min.interval")
-    if min_interval > 0:
-        where.append("fetch_interval <= $mininterval")
-        params["mininterval"] = min_interval
-    query = (f"SELECT * FROM {parquet_relation(version)} WHERE {' AND '.join(where)} "
-             "ORDER BY score DESC, url")
-    con = connect(settings.get_int("engine.memory.budget.mb"))
-    reader = con.sql(query, params=params).to_arrow_reader(8192)
-    yield from reader
+    return DueRule(cur_time, settings.get_int("db.fetch.interval.max") * 1000,
+                   settings.get_int("crawl.gen.delay"), settings.get_float("generate.min.score"),
+                   status, max(settings.get_int("generate.min.interval"), 0))
 
 
-def select(version: TableVersion, settings: Settings, opts: SelectOptions, chain: URLChain,
-           count_chain: URLChain) -> Selection:
-    """Run the selection (see the module docstring)."""
+def candidate_job(version: TableVersion, settings: Settings, opts: SelectOptions) -> Job:
+    """The candidate job over the crawldb ``version`` (see :mod:`gossamer.crawl.generate_job`)."""
     max_count = settings.get_int("generate.max.count")
-    by_domain = settings.get_str("generate.count.mode") == "domain"
-    max_interval = settings.get_int("db.fetch.interval.max")
-    limit = opts.top_n if opts.top_n is not None and opts.top_n > 0 else None
-    segments: list[list[tuple[str, CrawlDatum]]] = [[] for _ in range(max(1, opts.max_segments))]
-    counts: dict[str, list[int]] = {}
-    selection = Selection(segments)
-    current = 0
-    for batch in _candidates(version, settings, opts):
-        for url, datum in batch_to_datums(batch):
-            if current >= len(segments):
-                return selection
-            selection.counters["candidates"] += 1
-            if opts.filter and chain.filter(url) is None:
-                selection.counters["urls_filtered"] += 1
-                continue
-            key = _count_key(url, count_chain if opts.normalize else None, by_domain)
-            per_segment = counts.setdefault(key, [0] * len(segments))
-            target = current
+    segments = max(1, opts.max_segments)
+    counted = max_count > 0
+    limited = opts.top_n is not None and opts.top_n > 0
+    mapper = SelectCandidates(due_rule(settings, opts.cur_time), opts.filter, opts.normalize, counted,
+                              settings.get_str("generate.count.mode") == "domain")
+    reducer = KeepFirst(per_group=max_count * segments if counted else None,
+                        per_part=opts.top_n * segments if limited and not counted else None)  # type: ignore[operator]
+    return Job("generate-select", [Input(TableSource(str(version.directory)), mapper)], CANDIDATE_SCHEMA,
+               reducer, CANDIDATE_SCHEMA, version.parts, key=ORDER_KEY, partitioner=KEY_PARTITIONER_NAME,
+               partition_by=COUNT_KEY if counted else "url")
+
+
+def _candidates(crawldb: Path, version: TableVersion, settings: Settings, opts: SelectOptions,
+                counters: dict[str, int]) -> Iterator[pa.RecordBatch]:
+    staging = new_staging_dir(crawldb)
+    try:
+        job = candidate_job(version, settings, opts)
+        result = run_job(job, staging, settings)
+        counters.update(result.counters)
+        files = ", ".join("'" + str(staging / part_name(i)).replace("'", "''") + "'" for i in range(job.parts))
+        con = connect(settings.get_int("engine.memory.budget.mb"))
+        query = f"SELECT * EXCLUDE ({ORDER_KEY}) FROM read_parquet([{files}]) ORDER BY score DESC, url"
+        yield from con.sql(query).to_arrow_reader(8192)
+    finally:
+        discard(staging)
+
+
+def select(crawldb: Path, version: TableVersion, settings: Settings, opts: SelectOptions) -> Selection:
+    """Run the selection (see the module docstring); the candidate table is staged in ``crawldb``."""
+    dealer = _Dealer(settings, opts)
+    with closing(_candidates(crawldb, version, settings, opts, dealer.selection.counters)) as batches:
+        for batch in batches:
+            if not dealer.deal(batch):
+                break
+    return dealer.selection
+
+
+class _Dealer:
+    """Deals candidates, best first, into segments: Nutch's limits per segment and group."""
+
+    def __init__(self, settings: Settings, opts: SelectOptions) -> None:
+        self.max_count = settings.get_int("generate.max.count")
+        self.max_interval = settings.get_int("db.fetch.interval.max")
+        self.limit = opts.top_n if opts.top_n is not None and opts.top_n > 0 else None
+        self.cur_time = opts.cur_time
+        self.segments: list[list[tuple[str, CrawlDatum]]] = [[] for _ in range(max(1, opts.max_segments))]
+        self.counts: dict[str, list[int]] = {}
+        self.selection = Selection(self.segments)
+        self.current = 0
+
+    def _full(self, segment: int) -> bool:
+        return self.limit is not None and len(self.segments[segment]) >= self.limit
+
+    def deal(self, batch: pa.RecordBatch) -> bool:
+        """Deal a batch of candidates in order; False once every segment is full."""
+        segments, limit = self.segments, self.limit
+        for (url, datum), key in zip(batch_to_datums(batch), batch.column(COUNT_KEY).to_pylist(), strict=True):
+            if self.current >= len(segments):
+                return False
+            per_segment = self.counts.setdefault(key, [0] * len(segments))
+            target = self.current
             while target < len(segments) and (
-                    (limit is not None and len(segments[target]) >= limit)
-                    or (max_count > 0 and per_segment[target] >= max_count)):
+                    self._full(target) or (self.max_count > 0 and per_segment[target] >= self.max_count)):
                 target += 1
             if target >= len(segments):
-                selection.counters["urls_over_max_count"] += 1
+                self.selection.counters["urls_over_max_count"] += 1
                 continue
-            if datum.fetch_time - opts.cur_time > max_interval * 1000:  # the schedule pulls it back
-                if datum.fetch_interval > max_interval:
-                    datum.set_fetch_interval(max_interval * 0.9)
-                datum.fetch_time = opts.cur_time
-            datum.metadata[META_GENERATE_TIME] = str(opts.cur_time)
+            if datum.fetch_time - self.cur_time > self.max_interval * 1000:  # the schedule pulls it back
+                if datum.fetch_interval > self.max_interval:
+                    datum.set_fetch_interval(self.max_interval * 0.9)
+                datum.fetch_time = self.cur_time
+            datum.metadata[META_GENERATE_TIME] = str(self.cur_time)
             segments[target].append((url, datum))
             per_segment[target] += 1
-            while current < len(segments) and limit is not None and len(segments[current]) >= limit:
-                current += 1
-    return selection
-
-
-def _count_key(url: str, chain: URLChain | None, by_domain: bool) -> str:
-    if chain is not None:
-        try:
-            url = chain.normalize(url)
-        except ValueError:
-            pass
-    host = host_of(url)
-    if by_domain:
-        from gossamer.plugins.support.domains import domain_of
-
-        return domain_of(host)
-    return host
+            while self.current < len(segments) and limit is not None and self._full(self.current):
+                self.current += 1
+        return self.current < len(segments)

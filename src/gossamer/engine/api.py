@@ -66,6 +66,8 @@ def arange(start: int, count: int) -> pa.Array:
 class TaskContext:
     """What a map or reduce function may use: settings, counters, error reports, cached helpers.
 
+    Every task (a map over one split, the reduce of one part) gets a fresh context.
+
     ``report`` keeps at most ``limit`` messages per task but every call is
     counted under ``errors``; :attr:`cache` holds per-process objects (plugin
     chains …) built once per worker.
@@ -77,6 +79,8 @@ class TaskContext:
         self.settings = settings
         self.counters: Counter[str] = Counter()
         self.errors: list[str] = []
+        self.state: dict[str, Any] = {}
+        """Scratch space of this task: a reduce keeping a running count over the calls of one part."""
         self._limit = limit
 
     def count(self, name: str, amount: int = 1) -> None:
@@ -152,6 +156,15 @@ class Job:
     partitioner: str = PARTITIONER_NAME
     """``host-crc32`` (rows of one host in one part: politeness, co-partitioned tables) or
     ``key-crc32`` (spread by the whole key: balanced parts, no co-partitioned inputs)."""
+    partition_by: str | None = None
+    """The column the partitioner hashes; ``None``: the key.  Another column lets a job
+    sort by one key (``key``) while keeping groups of another together in one part
+    (no co-partitioned inputs then)."""
+
+    @property
+    def partition_column(self) -> str:
+        """The column whose values decide a row's part."""
+        return self.partition_by or self.key
 
     @cached_property
     def internal_schema(self) -> pa.Schema:

@@ -17,9 +17,11 @@ are the local engine's, so both engines write the same rows into the same parts.
 and error samples to reduce 0 as a small record; the driver absorbs them in split order,
 then the reduce tasks' in part order, as the local engine does.
 
-Limits of this first version: a reduce task holds its whole part in memory (no spill), the
-output directory must be a filesystem path every executor can write (no ``s3://``/``hdfs://``),
-and fetching does not run on Spark.
+Jobs that are not map/reduce — fetch and parse, whose tasks each own whole hosts or WARC
+files and write their own part — run through :func:`run_tasks`: one Spark task per part.
+
+Limits of this version: a reduce task holds its whole part in memory (no spill), and the
+output directory must be a filesystem path every executor can write.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import sys
 import time
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +133,33 @@ class SparkEngine:
             self.progress("reduce", job.parts, job.parts)
         result.seconds = time.monotonic() - started
         return result
+
+
+def task_slots(settings: Settings) -> int:
+    """How many tasks the Spark session runs at once (``defaultParallelism``)."""
+    return int(spark_session(settings, "gossamer").sparkContext.defaultParallelism)
+
+
+def run_tasks(settings: Settings, name: str, function: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
+    """Run ``function(*call)`` for every call as one Spark task each; results in the order of ``calls``.
+
+    For jobs whose tasks are independent and own their output part (fetch: whole hosts
+    per task, so politeness holds across executors; parse: whole WARC files per task).
+    ``function`` and the arguments must pickle; a task that fails fails the job (Spark
+    retries it up to ``spark.task.maxFailures`` times; the task rewrites its part from
+    scratch).  Speculative execution would run a fetch task twice at once, so it is
+    refused here.
+    """
+    context = spark_session(settings, f"gossamer-{name}").sparkContext
+    if context.getConf().get("spark.speculation", "false").lower() == "true":
+        raise SettingsError(f"{name} on Spark: spark.speculation must be false (a task would run twice at once)")
+    if not calls:
+        return []
+    context.setJobDescription(f"gossamer {name}: {len(calls)} tasks")
+    indexed = list(enumerate(calls))
+    results = context.parallelize(indexed, numSlices=len(indexed)).map(
+        lambda item: (item[0], function(*item[1]))).collect()
+    return [result for _, result in sorted(results, key=lambda pair: pair[0])]
 
 
 def _to_ipc(table: pa.Table) -> bytes:

@@ -51,7 +51,8 @@ def check_copartitioned(job: Job) -> None:
         if description is None:
             raise ValueError(f"job {job.name}: a co-partitioned input must be a stored table")
         if (description.partitioner, description.parts, description.key) != (
-                job.partitioner, job.parts, job.key) or job.partitioner != PARTITIONER_NAME:
+                job.partitioner, job.parts, job.key) or job.partitioner != PARTITIONER_NAME \
+                or job.partition_by is not None:
             raise ValueError(
                 f"job {job.name}: input {item.source} is partitioned as {description.partitioner}/"
                 f"{description.parts} parts/key {description.key}, the job as {job.partitioner}/"
@@ -68,8 +69,8 @@ def tag(batch: pa.RecordBatch, job: Job, src: int, first_seq: int) -> pa.Table:
 
 
 def part_numbers(table: pa.Table, job: Job) -> pa.Array:
-    """The output part of every row of ``table``: the job's partitioner applied to its key column."""
-    column = table.column(job.key)
+    """The output part of every row of ``table``: the job's partitioner on its partition column."""
+    column = table.column(job.partition_column)
     if job.partitioner == KEY_PARTITIONER_NAME:
         return parts_of_keys(column, job.parts)
     return parts_of_urls(column, job.parts)

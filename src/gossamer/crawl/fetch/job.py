@@ -1,7 +1,8 @@
 """The ``fetch`` job: fetch a segment's fetch list with one polite async loop per process.
 
 The hosts of the fetch list are split between ``P`` processes (``fetcher.processes``,
-default one per core) by queue key (host, domain or IP), balanced by URL count
+default one per core; with ``engine=spark`` ``P`` Spark tasks, default one per task slot)
+by queue key (host, domain or IP), balanced by URL count
 (:func:`balanced_shares`), so a host is only ever fetched by one process and
 politeness holds across them; a redirect to a host another process owns is
 recorded for the next round.  A politeness-free crawl (several connections per
@@ -107,10 +108,21 @@ class FetchReport:
         self.rows.update(part["rows"])
 
 
+def on_spark(settings: Settings) -> bool:
+    """Whether the job runs its tasks on Spark (``engine=spark``)."""
+    return settings.get_str("engine") == "spark"
+
+
 def process_count(settings: Settings, requested: int | None) -> int:
-    """Fetch processes: ``requested``, else ``fetcher.processes``, else the number of cores."""
+    """Fetch processes: ``requested``, else ``fetcher.processes``, else the cores (Spark: its task slots)."""
     count = requested if requested is not None else settings.get_int("fetcher.processes")
-    return max(1, count if count > 0 else (os.cpu_count() or 1))
+    if count > 0:
+        return count
+    if on_spark(settings):
+        from gossamer.engine.spark import task_slots
+
+        return task_slots(settings)
+    return os.cpu_count() or 1
 
 
 def balanced_shares(generate_dir: Path, settings: Settings, processes: int) -> dict[int, int]:
@@ -277,13 +289,31 @@ def _child(segment: Path, settings: Settings, processes: int, index: int, thread
         results.put((index, None, f"{type(exc).__name__}: {exc}"))
 
 
+def _shares(segment: Path, settings: Settings, processes: int) -> dict[int, int]:
+    if shared_hosts(settings, processes):
+        return {}
+    return balanced_shares(segment / "crawl_generate", settings, processes)
+
+
+def _run_spark_tasks(segment: Path, settings: Settings, processes: int, threads: int, parse: bool,
+                     progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
+    """One Spark task per share: each runs the same asyncio fetch loop over whole hosts."""
+    from gossamer.engine.spark import run_tasks
+
+    recent, shares = recent_requests(segment, settings), _shares(segment, settings, processes)
+    started = time.monotonic()
+    calls = [(segment, settings, processes, i, threads, parse, None, shares, recent) for i in range(processes)]
+    for part in run_tasks(settings, f"fetch {segment.name}", _fetch_share, calls):
+        report.absorb(part)
+    if progress is not None:
+        progress(FetchProgress(report.pages, report.bytes, report.errors, 0, time.monotonic() - started))
+
+
 def _run_processes(segment: Path, settings: Settings, processes: int, threads: int, parse: bool,
                    progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
     context = multiprocessing.get_context("spawn")
     updates, results = context.Queue(), context.Queue()
-    recent = recent_requests(segment, settings)
-    shares = {} if shared_hosts(settings, processes) else balanced_shares(segment / "crawl_generate", settings,
-                                                                          processes)
+    recent, shares = recent_requests(segment, settings), _shares(segment, settings, processes)
     children = [context.Process(target=_child, name=f"gossamer-fetch-{i}", daemon=True,
                                 args=(segment, settings, processes, i, threads, parse, updates, results, shares,
                                       recent))
@@ -363,7 +393,9 @@ def fetch_segment(segment: Path, settings: Settings, options: FetchOptions | Non
     threads = max(1, -(-total_threads // processes))
     report = FetchReport(segment.name, processes)
     started = time.monotonic()
-    if processes == 1:
+    if on_spark(settings):
+        _run_spark_tasks(segment, settings, processes, threads, parse, progress, report)
+    elif processes == 1:
         def local_progress(summary: FetchSummary, active: int) -> None:
             if progress is not None:
                 progress(FetchProgress(summary.pages, summary.bytes, summary.errors, active, summary.elapsed))

@@ -2,7 +2,8 @@
 
 Input: ``<segment>/content/*.warc.gz`` (the fetcher's WARC files) and the fetch
 datums of ``<segment>/crawl_fetch``.  The WARC files are split into groups of
-about equal size, one per process (``parser.processes``, default one per core);
+about equal size, one per process (``parser.processes``, default one per core; with
+``engine=spark`` one Spark task per group, default one per task slot);
 process ``k`` parses its files into part ``k`` of parse_data, parse_text and
 crawl_parse under ``<segment>/.parse-staging/``.  A response is parsed when its
 URL's crawl_fetch datum says ``fetch_success`` (Nutch checks the same through the
@@ -228,6 +229,18 @@ class _Relay:
             self.progress("pages", item[1], self.total)
 
 
+def _group_count(settings: Settings, spark: bool) -> int:
+    """``parser.processes``, else one group per core (Spark: per task slot)."""
+    wanted = settings.get_int("parser.processes")
+    if wanted > 0:
+        return wanted
+    if spark:
+        from gossamer.engine.spark import task_slots
+
+        return task_slots(settings)
+    return os.cpu_count() or 1
+
+
 def parse_segment(segment: Path, settings: Settings, progress: ProgressFn | None = None) -> ParseReport:
     """Parse ``segment`` (see the module docstring); ``progress(phase, done, total)`` gets page counts."""
     segment = Path(segment)
@@ -238,8 +251,8 @@ def parse_segment(segment: Path, settings: Settings, progress: ProgressFn | None
         if (segment / table).exists():
             shutil.rmtree(segment / table)
             report.removed.append(table)
-    wanted = settings.get_int("parser.processes")
-    groups = split_files(files, wanted if wanted > 0 else (os.cpu_count() or 1))
+    spark = settings.get_str("engine") == "spark"
+    groups = split_files(files, _group_count(settings, spark))
     report.processes = len(groups)
     if len(groups) > 1:
         PageParser(settings)  # a configuration error is reported here, not from a child process
@@ -248,7 +261,13 @@ def parse_segment(segment: Path, settings: Settings, progress: ProgressFn | None
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        if len(groups) == 1:
+        if spark:
+            from gossamer.engine.spark import run_tasks
+
+            calls = [(segment, settings, i, group) for i, group in enumerate(groups)]
+            for part in run_tasks(settings, f"parse {segment.name}", parse_group, calls):
+                report.absorb(part)
+        elif len(groups) == 1:
             report.absorb(parse_group(segment, settings, 0, groups[0], _Relay(progress, total)))
         else:
             _run_processes(segment, settings, groups, total, progress, report)
