@@ -17,7 +17,6 @@ import pytest
 
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
 from gossamer.core.settings import load_settings
-from gossamer.crawl import dedup_select
 from gossamer.crawl.dedup import MarkDuplicates, dedup
 from gossamer.crawl.dedup_select import Members, fold_group, java_decoded_length, parse_compare_order
 from gossamer.store import TableDescription, TableLock, finish_version, install, new_staging_dir, open_live
@@ -209,7 +208,7 @@ def test_fold_matches_a_transcription_of_nutchs_reducer() -> None:
         assert {urls[i] for i in fold_group(members, order)} == nutch_reducer(urls, scores, times, order)
 
 
-def test_result_does_not_depend_on_input_order_parts_or_batches(tmp_path: Path, monkeypatch) -> None:
+def test_result_does_not_depend_on_input_order_parts_or_batches(tmp_path: Path) -> None:
     rng = random.Random(1)
     sigs = [hashlib.md5(str(i).encode()).digest() for i in range(40)]
     rows = [(f"http{rng.choice(['', 's'])}://h{rng.randint(0, 9)}.example/{i % 200}",
@@ -221,7 +220,6 @@ def test_result_does_not_depend_on_input_order_parts_or_batches(tmp_path: Path, 
         members = sorted((url, d) for url, d in rows if d.signature == sig)
         expected |= nutch_reducer([u for u, _ in members], [d.score for _, d in members],
                                   [d.fetch_time for _, d in members], order)
-    monkeypatch.setattr(dedup_select, "READ_BATCH_ROWS", 7)  # groups span DuckDB batches
     for attempt, parts in enumerate((1, 3, 8)):
         rng.shuffle(rows)
         crawldb = write_crawldb(tmp_path / str(attempt) / "crawldb", rows, parts)

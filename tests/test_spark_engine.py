@@ -250,25 +250,83 @@ def test_engine_option_is_short_for_the_setting() -> None:
         STATE.defines[:] = before
 
 
-def test_a_whole_crawl_runs_with_engine_spark(cli, tmp_path: Path) -> None:
-    """crawl --index with --engine spark: inject, updatedb, invertlinks and index run on Spark."""
-    from tests.conftest import write_lines
+TIME_VALUED = {"_ngt_", "_fst_", "tstamp", "segment", "warc", "date", "fetch_time", "modified_time", "_warc_",
+               "nutch.segment.name", "timestamp", "_rs_"}
+"""Fields that hold when a run happened (times, segment names): they differ between two runs."""
+
+
+def _timeless(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in sorted(value.items()) if k not in TIME_VALUED}
+    if isinstance(value, list):
+        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):  # an Arrow map
+            return sorted((k, _timeless(v)) for k, v in value if k not in TIME_VALUED)
+        return [_timeless(v) for v in value]
+    return value
+
+
+def crawl_contents(crawl: Path) -> dict[str, object]:
+    """Everything a crawl holds that does not depend on when it ran: crawldb, linkdb and index documents."""
+    from tests.test_index import _docs
+
+    tables = {}
+    for name in ("crawldb", "linkdb"):
+        version = live_version_dir(crawl / name)
+        assert version is not None
+        tables[name] = sorted((_timeless(row) for row in pq.read_table(version).to_pylist()),
+                              key=lambda row: row["url"])
+    tables["index"] = {url: _timeless(doc) for url, doc in sorted(_docs(crawl).items())}
+    return tables
+
+
+def _serve_site(site) -> None:
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    site.route("/robots.txt", body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"})
+    words = ["resilient", "distributed", "datasets", "shuffle", "partition", "executor", "driver", "stage"]
+    for i in range(24):
+        links = " ".join(f"<a href='/p{(i * 7 + k) % 30}.html'>{words[(i + k) % 8]} page {k}</a>" for k in range(3))
+        body = (f"<html><head><title>Page {i}</title></head><body>{words[i % 8]} {words[(i * 3) % 8]} "
+                f"{links} <a href='/private/x.html'>private</a></body></html>")
+        site.route(f"/p{i}.html", body=body.encode(), headers=html)
+    copy = b"<html><head><title>Copy</title></head><body>the same text twice</body></html>"
+    site.route("/copy-a.html", body=copy, headers=html)
+    site.route("/copy-with-longer-url.html", body=copy, headers=html)
+    start = " ".join(f"<a href='/p{i}.html'>start {i}</a>" for i in range(0, 24, 4))
+    site.route("/", body=f"<html><head><title>Spark home</title></head><body>{start} <a href='/copy-a.html'>a"
+                         f"</a> <a href='/copy-with-longer-url.html'>b</a></body></html>".encode(), headers=html)
+
+
+def test_a_crawl_gives_the_same_crawldb_linkdb_and_index_on_both_engines(cli, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """crawl --index (inject, generate, fetch, parse, updatedb, invertlinks, dedup, index) on each engine."""
+    from gossamer.engine import spark as spark_engine
     from tests.fetch_server import ThreadedSite
 
-    html = {"Content-Type": "text/html; charset=utf-8"}
+    spark_tasks: list[str] = []
+    run_tasks = spark_engine.run_tasks
+
+    def recording_run_tasks(settings, name, function, calls):
+        spark_tasks.append(name.split()[0])
+        return run_tasks(settings, name, function, calls)
+
+    monkeypatch.setattr(spark_engine, "run_tasks", recording_run_tasks)
+    outputs = {}
     with ThreadedSite() as site:
-        site.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
-        site.route("/", body=b"<html><head><title>Spark home</title></head><body><a href='/a.html'>first</a>"
-                             b" <a href='/b.html'>second</a></body></html>", headers=html)
-        site.route("/a.html", body=b"<html><head><title>A</title></head><body>resilient distributed datasets "
-                                   b"<a href='/b.html'>b</a></body></html>", headers=html)
-        site.route("/b.html", body=b"<html><head><title>B</title></head><body>shuffles and partitions</body>"
-                                   b"</html>", headers=html)
+        _serve_site(site)
         seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
-        crawl = tmp_path / "crawl"
-        result = cli("crawl", seeds, "-d", crawl, "-r", "2", "--index", "--engine", "spark",
-                     "-D", "spark.master=local[2]", "-D", "http.agent.name=t", "-D", "fetcher.server.delay=0.01")
-        assert result.code == 0, result.err
-    assert "Indexer: documents added/replaced: 3" in result.out
-    found = cli("search", "-d", crawl, "distributed datasets", "--json")
-    assert found.code == 0 and site.url("/a.html") in found.out
+        for engine, parse in (("local", "true"), ("spark", "false")):  # Spark: fetch, then parse, as tasks
+            crawl = tmp_path / engine
+            result = cli("crawl", seeds, "-d", crawl, "-r", "3", "--index", "--engine", engine,
+                         "-D", f"fetcher.parse={parse}",
+                         "-D", "spark.master=local[2]", "-D", "http.agent.name=t", "-D", "fetcher.server.delay=0",
+                         "-D", "linkdb.ignore.internal.links=false", "-D", "store.parts=3")
+            assert result.code == 0, result.err
+            outputs[engine] = (result.out, crawl_contents(crawl))
+    (_, local), (spark_out, spark) = outputs["local"], outputs["spark"]
+    assert "db_duplicate 1" in spark_out and "Indexer: documents added/replaced" in spark_out
+    for name in ("crawldb", "linkdb", "index"):
+        assert local[name] == spark[name], name
+    assert len(spark["index"]) >= 12 and len(spark["linkdb"]) >= 12
+    assert spark_tasks == ["fetch", "parse"] * 3
+    found = cli("search", "-d", tmp_path / "spark", "distributed datasets", "--json")
+    assert found.code == 0 and site.url("/p") in found.out

@@ -2,10 +2,10 @@
 
 Candidates are the ``db_fetched`` / ``db_notmodified`` rows with a non-empty
 signature.  Their group key is the signature, plus the host (``-group host``) or
-the registered domain (``-group domain``).  DuckDB scans the crawldb parts and
-returns only the rows of groups with two members or more, sorted by group key and
-then URL; a streaming pass then runs Nutch's reducer over each group
-(:func:`fold_group`), so memory holds one batch and the largest group.
+the registered domain (``-group domain``).  An engine job (so it runs on Spark too)
+maps every crawldb part to its candidates keyed by group, shuffles them by that key
+and runs Nutch's reducer over each group in its reduce (:func:`fold_group`, members
+sorted by URL); its output is the list of duplicate URLs.
 
 :func:`fold_group` is Nutch's ``DedupReducer``: the first member is the
 "existing" document; each next member is compared with it by the compare order,
@@ -20,36 +20,26 @@ a later member beats both (Nutch's behaviour, kept).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.readdb_stats import connect, parquet_relation
+from gossamer.engine import Input, Job, TableSource, TaskContext, run_job
 from gossamer.plugins.support.domains import domain_of
-from gossamer.store.table import TableVersion
+from gossamer.store.partitioning import KEY_PARTITIONER_NAME
+from gossamer.store.table import TableVersion, part_name
 
 GROUP_MODES = ("none", "host", "domain")
 CRITERIA = ("score", "fetchTime", "httpsOverHttp", "urlLength")
 REQUIRED_CRITERIA = ("score", "fetchTime", "urlLength")
 DEFAULT_COMPARE_ORDER = ("score", "fetchTime", "urlLength")
-READ_BATCH_ROWS = 65536
-DUCKDB_MIN_MEMORY_MB = 128
-"""DuckDB needs some working memory whatever ``engine.memory.budget.mb`` says (it fails below ~32 MB)."""
-
-
-def _eligible(alias: str = "") -> str:
-    """SQL condition: the row takes part in deduplication (``alias``: table alias with its dot)."""
-    return (f"{alias}status IN ({int(CrawlStatus.DB_FETCHED)}, {int(CrawlStatus.DB_NOTMODIFIED)}) "
-            f"AND {alias}signature IS NOT NULL AND octet_length({alias}signature) > 0")
-
-
 def parse_compare_order(order: str | Sequence[str]) -> tuple[str, ...]:
     """Validate a compare order (``"score,fetchTime,urlLength"`` or a sequence of names).
 
@@ -190,82 +180,78 @@ class Duplicates:
     total: int = 0
 
 
-def _group_sql(version: TableVersion, con: duckdb.DuckDBPyConnection, group: str) -> tuple[str, str]:
-    """The group-key expression and the join it needs (domain mode registers host → domain)."""
-    if group == "host":
-        return "c.host", ""
-    if group == "domain":
-        names = [h for (h,) in con.execute(
-            f"SELECT DISTINCT host FROM {parquet_relation(version)} WHERE {_eligible()}").fetchall()]
-        con.register("dedup_domains", pa.table(
-            {"host": pa.array(names, pa.string()), "domain": pa.array(map(domain_of, names), pa.string())}))
-        return "d.domain", "JOIN dedup_domains d ON c.host = d.host"
-    return "''", ""
+MEMBER_SCHEMA = pa.schema([pa.field("gkey", pa.string(), nullable=False), pa.field("url", pa.string(), nullable=False),
+                           pa.field("score", pa.float32()), pa.field("fetch_ms", pa.int64())])
+DUPLICATE_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False)])
+_ELIGIBLE = pa.array([int(CrawlStatus.DB_FETCHED), int(CrawlStatus.DB_NOTMODIFIED)], pa.uint8())
+
+
+@dataclass(frozen=True)
+class GroupMembers:
+    """Map: the candidates of a crawldb batch with their group key (signature in hex, then host/domain)."""
+
+    group: str
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        """Yield the candidates in :data:`MEMBER_SCHEMA`; count total, previous duplicates and candidates."""
+        status, signature = batch.column("status"), batch.column("signature")
+        ctx.count("total", batch.num_rows)
+        ctx.count("previous", pc.sum(pc.equal(status, int(CrawlStatus.DB_DUPLICATE))).as_py() or 0)
+        eligible = pc.and_(pc.is_in(status, value_set=_ELIGIBLE),
+                           pc.fill_null(pc.greater(pc.binary_length(signature), 0), False))
+        rows = batch.filter(eligible)
+        if rows.num_rows == 0:
+            return
+        ctx.count("candidates", rows.num_rows)
+        if self.group == "none":
+            suffixes = [""] * rows.num_rows
+        else:
+            hosts = rows.column("host").to_pylist()
+            suffixes = hosts if self.group == "host" else [domain_of(h) for h in hosts]
+        keys = [f"{sig.hex()} {suffix}" for sig, suffix in zip(rows.column("signature").to_pylist(), suffixes,
+                                                                  strict=True)]
+        fetch_ms = rows.column("fetch_time").cast(pa.int64())
+        yield pa.RecordBatch.from_arrays([pa.array(keys, pa.string()), rows.column("url"), rows.column("score"),
+                                          fetch_ms], schema=MEMBER_SCHEMA)
+
+
+@dataclass(frozen=True)
+class FoldGroups:
+    """Reduce: Nutch's reducer over every group of two or more members; yields the duplicate URLs."""
+
+    order: tuple[str, ...]
+
+    def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+        """Fold the groups of ``batch`` (whole groups, by the engine's contract), members in URL order."""
+        table = pa.Table.from_batches([batch]).select(MEMBER_SCHEMA.names)
+        table = table.take(pc.sort_indices(table, sort_keys=[("gkey", "ascending"), ("url", "ascending")]))
+        if table.num_rows < 2:
+            return
+        keys = table.column("gkey")
+        n = table.num_rows
+        starts = [0, *(i + 1 for i in pc.indices_nonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)))
+                       .to_pylist()), n]
+        groups = sum(1 for lo, hi in zip(starts, starts[1:], strict=False) if hi - lo > 1)
+        if groups == 0:
+            return
+        ctx.count("groups", groups)
+        duplicates, _ = _fold_table(table, starts, self.order)
+        if len(duplicates):
+            yield pa.RecordBatch.from_arrays([duplicates], schema=DUPLICATE_SCHEMA)
 
 
 def find_duplicates(version: TableVersion, settings: Settings, group: str, order: Sequence[str],
-                    temp_dir: Path) -> Duplicates:
-    """Run the first job over a crawldb version (module docstring).
-
-    DuckDB gets ``engine.memory.budget.mb`` (at least :data:`DUCKDB_MIN_MEMORY_MB`)
-    and spills into ``temp_dir`` beyond it.
-    """
-    con = connect(max(settings.get_int("engine.memory.budget.mb"), DUCKDB_MIN_MEMORY_MB))
-    try:
-        con.execute(f"SET temp_directory='{str(temp_dir).replace(chr(39), chr(39) * 2)}'")
-        return _find(version, con, group, order)
-    finally:
-        con.close()
-
-
-def _find(version: TableVersion, con: duckdb.DuckDBPyConnection, group: str, order: Sequence[str]) -> Duplicates:
-    src = parquet_relation(version)
-    [row] = con.execute(f"SELECT count(*) FILTER (WHERE {_eligible()}), count(*) FILTER (WHERE status = "
-                        f"{int(CrawlStatus.DB_DUPLICATE)}), count(*) FROM {src}").fetchall()
-    found = Duplicates(pa.array([], pa.string()), int(row[0]), 0, int(row[1]), int(row[2]))
-    if found.candidates < 2:
-        return found
-    key, join = _group_sql(version, con, group)
-    query = (f"WITH k AS (SELECT c.url, c.score, epoch_ms(c.fetch_time) AS fetch_ms, c.signature, {key} AS gkey "
-             f"FROM {src} c {join} WHERE {_eligible('c.')}"
-             "), m AS (SELECT *, count(*) OVER (PARTITION BY signature, gkey) AS n FROM k) "
-             "SELECT url, score, fetch_ms, signature, gkey FROM m WHERE n > 1 ORDER BY signature, gkey, url")
-    chunks: list[pa.Array] = []
-    for urls, groups in _fold_stream(con.sql(query).to_arrow_reader(READ_BATCH_ROWS), order):
-        chunks.append(urls)
-        found.groups += groups
-    if chunks:
-        found.urls = pa.concat_arrays(chunks)
-    return found
-
-
-def _fold_stream(batches: Iterable[pa.RecordBatch], order: Sequence[str]) -> Iterator[tuple[pa.Array, int]]:
-    """Per batch of group rows: the duplicate URLs and the number of groups folded.
-
-    A group may span batches: the rows of the batch's last group wait for the next batch.
-    """
-    tail: pa.Table | None = None
-    for batch in batches:
-        table = pa.Table.from_batches([batch])
-        if tail is not None:
-            table = pa.concat_tables([tail, table])
-        table = table.combine_chunks()
-        if not table.num_rows:
-            continue
-        starts = _group_starts(table)
-        if starts[-1] > 0:
-            yield _fold_table(table.slice(0, starts[-1]), starts, order)
-        tail = table.slice(starts[-1])
-    if tail is not None and tail.num_rows:
-        yield _fold_table(tail, [0, tail.num_rows], order)
-
-
-def _group_starts(table: pa.Table) -> list[int]:
-    """The first row of every group of a non-empty table sorted by group key."""
-    n = table.num_rows
-    sig, key = table.column("signature"), table.column("gkey")
-    differs = pc.or_(pc.not_equal(sig.slice(1), sig.slice(0, n - 1)), pc.not_equal(key.slice(1), key.slice(0, n - 1)))
-    return [0, *(i + 1 for i in pc.indices_nonzero(differs).to_pylist())]
+                    work_dir: Path) -> Duplicates:
+    """Run the first job over a crawldb version (module docstring), its output written into ``work_dir``."""
+    job = Job("dedup-find", [Input(TableSource(str(version.directory)), GroupMembers(group))], MEMBER_SCHEMA,
+              FoldGroups(tuple(order)), DUPLICATE_SCHEMA, version.parts, key="gkey",
+              partitioner=KEY_PARTITIONER_NAME)
+    result = run_job(job, work_dir, settings)
+    counts = result.counters
+    urls = [pq.read_table(work_dir / part_name(i)).column("url") for i in range(job.parts)]
+    chunks = [chunk for column in urls for chunk in column.chunks]
+    return Duplicates(pa.concat_arrays(chunks) if chunks else pa.array([], pa.string()), counts["candidates"],
+                      counts["groups"], counts["previous"], counts["total"])
 
 
 def _fold_table(table: pa.Table, bounds: list[int], order: Sequence[str]) -> tuple[pa.Array, int]:
