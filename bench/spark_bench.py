@@ -26,8 +26,8 @@ CPU is counted (PySpark never waits for it) and the CPU of the Python workers, w
 daemon leaves to the kernel to reap (SIGCHLD ignored: their rusage is dropped), is sampled and
 added to ``cpu_s`` (``cpu_s_rusage`` keeps the kernel's number).
 
-Generate is not an engine job (candidate selection runs DuckDB queries in the driver), so it costs
-the same on both engines and is not measured here.
+5. ``generate_<engine>_<k>``: generate on the injected crawldb, both engines interleaved
+   (:mod:`bench.spark_generate`); the fetch lists must be identical.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from typing import Any
 from bench import MB, REPO_ROOT, BenchOptions
 from bench.inject_bench import dir_size, gossamer_executable
 from bench.measure import Measurement, run_measured
+from bench.spark_generate import generate_rounds
 from bench.steps import StepRunner, work_dir
 from bench.updatedb_bench import (
     FETCHED_PER_URL,
@@ -57,12 +58,10 @@ from bench.updatedb_bench import (
 )
 
 NAME: str = "spark"
-DESCRIPTION: str = "updatedb of the updatedb benchmark's inputs: local engine vs Spark local[2]; same rows"
+DESCRIPTION: str = ("updatedb and generate on the updatedb benchmark's inputs: local engine vs Spark local[2]; "
+                     "same rows, same fetch lists")
 SPARK_MASTER: str = "local[2]"
 ROUNDS: int = 2  # local and spark interleaved, first mover alternating; ratios are medians
-GENERATE_NOTE: str = ("generate is not an engine job: its candidate selection and dedup run DuckDB queries in the "
-                      "driver on both engines, so it costs the same and is not measured here")
-
 STARTUP_SCRIPT: str = r"""
 import json, sys, time
 t0 = time.perf_counter()
@@ -288,9 +287,9 @@ def _peak_mb(step: dict[str, Any]) -> float:
 
 
 def _summary(steps: dict[str, dict[str, Any]], rounds: int, phases: list[dict[str, Any]],
-             startup: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+             startup: dict[str, Any] | None, command: str = "updatedb") -> tuple[dict[str, Any], dict[str, Any]]:
     """Ratios (medians over complete rounds; memory: largest peaks) and where Spark's time goes."""
-    pairs = [(steps.get(f"updatedb_local_{k}", {}), steps.get(f"updatedb_spark_{k}", {}))
+    pairs = [(steps.get(f"{command}_local_{k}", {}), steps.get(f"{command}_spark_{k}", {}))
              for k in range(1, rounds + 1)]
     pairs = [(a, b) for a, b in pairs if a and b and "error" not in a and "error" not in b]
     ratios: dict[str, Any] = {
@@ -342,7 +341,6 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
                    "spark_master": SPARK_MASTER, "spark_options": spark_opts, "seed": opts.seed,
                    "quick": opts.quick, "gossamer": gossamer, "workdir": str(work) if opts.keep else None},
         "generate": {**gen, "measured": gen_run.summary(good)},
-        "note": GENERATE_NOTE,
     }
     facts: dict[str, Any] = {}
     if run.step("inject", [gossamer, "inject", str(crawldb), str(seeds)]) is not None:
@@ -357,6 +355,8 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
         add_auto_reaped_cpu(run.steps["spark_startup"], startup.stderr)
     counters: dict[str, list[dict[str, int]]] = {"local": [], "spark": []}
     phases: list[dict[str, Any]] = []
+    gen_phases: list[dict[str, Any]] = []
+    generate: dict[str, Any] = {}
     comparison: dict[str, Any] = {}
     outputs = {engine: work / f"crawldb-{engine}" for engine in ("local", "spark")}
     if facts:
@@ -380,11 +380,16 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
             cmp = run.step("compare", [sys.executable, "-m", "bench.spark_bench", "compare",
                                        str(outputs["local"]), str(outputs["spark"]), str(pristine)])
             comparison = json.loads(cmp.stdout) if cmp is not None else {}
+        generate = generate_rounds(run, gossamer, pristine, work, spark_opts, reap, ROUNDS, opts.quick, _restore,
+                                   lambda engine, name, m: _after_generate(run, gen_phases, engine, name, m))
         result["sizes"] = {"crawldb_before": dir_size(pristine / "current"), "segment": dir_size(segment),
                            **{f"crawldb_{e}": dir_size(p / "current") for e, p in outputs.items() if p.exists()}}
     _check(run, facts, counters, comparison)
     ratios, where = _summary(run.steps, ROUNDS, phases, run.steps.get("spark_startup"))
+    gen_ratios, gen_where = _summary(run.steps, ROUNDS, gen_phases, None, "generate")
     result.update({
+        "generate_runs": {**generate, "ratios": gen_ratios, "where_spark_time_goes": gen_where,
+                          "spark_phases": gen_phases},
         "segment": facts,
         "steps": run.steps,
         "updatedb_counters": counters,
@@ -396,6 +401,13 @@ def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, 
         "goals": [],
     })
     return result
+
+
+def _after_generate(run: StepRunner, phases: list[dict[str, Any]], engine: str, name: str,
+                    measured: Measurement) -> None:
+    add_auto_reaped_cpu(run.steps[name], measured.stderr)
+    if engine == "spark":
+        phases.append(spark_phases(measured.stderr))
 
 
 def _check(run: StepRunner, facts: dict[str, Any], counters: dict[str, list[dict[str, int]]],
