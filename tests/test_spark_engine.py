@@ -330,3 +330,20 @@ def test_a_crawl_gives_the_same_crawldb_linkdb_and_index_on_both_engines(cli, tm
     assert spark_tasks == ["fetch", "parse"] * 3
     found = cli("search", "-d", tmp_path / "spark", "distributed datasets", "--json")
     assert found.code == 0 and site.url("/p") in found.out
+
+
+def test_other_spark_properties_are_passed_to_spark() -> None:
+    """-D spark.<anything> reaches Spark's configuration; Gossamer's own two stay Gossamer's."""
+    from gossamer.engine.spark import spark_properties, spark_session
+
+    conf = settings("spark", "spark.executor.memory=1g", "spark.sql.shuffle.partitions=3")
+    assert spark_properties(conf) == {"spark.executor.memory": "1g", "spark.sql.shuffle.partitions": "3"}
+    stop_session()  # the next session is created with these settings
+    try:
+        spark_conf = spark_session(conf, "gossamer-test").sparkContext.getConf()
+        assert spark_conf.get("spark.sql.shuffle.partitions") == "3"
+        assert spark_conf.get("spark.driver.bindAddress") == "127.0.0.1"
+    finally:
+        stop_session()
+    with pytest.raises(ValueError, match="unknown property 'spark.'"):
+        load_settings(overrides=["spark.=1"])

@@ -576,8 +576,11 @@ PROPERTY_PATTERNS: tuple[Property, ...] = (
              "Normalizer order for one scope; empty = urlnormalizer.order"),
     Property("urlnormalizer.regex.file.<scope>", "", "str",
              "Rule file of the regex normalizer for one scope; empty = urlnormalizer.regex.file"),
+    Property("spark.<key>", "", "str",
+             "Any other Spark property (spark.executor.memory, spark.executor.instances …): given to the Spark "
+             "session that engine=spark creates (a session already running keeps its configuration)", nutch=False),
 )
-"""Families of properties whose last part is a free name (``<scope>``): any such name is valid."""
+"""Families of properties whose last part is a free name (``<scope>``; ``<key>`` may contain dots)."""
 
 NUTCH_ONLY: frozenset[str] = frozenset(
     {

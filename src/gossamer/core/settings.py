@@ -57,7 +57,8 @@ class NutchOnlyPropertyWarning(UserWarning):
 
 
 _PATTERNS: list[tuple[re.Pattern[str], Property]] = [
-    (re.compile(re.escape(p.name).replace(re.escape("<scope>"), r"[A-Za-z0-9_\-]+") + r"\Z"), p)
+    (re.compile(re.escape(p.name).replace(re.escape("<scope>"), r"[A-Za-z0-9_\-]+")
+                .replace(re.escape("<key>"), r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*") + r"\Z"), p)
     for p in PROPERTY_PATTERNS
 ]
 

@@ -39,7 +39,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.settings import Settings, SettingsError
+from gossamer.core.settings import Settings, SettingsError, format_value
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskContext
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import sort_table
@@ -61,7 +61,9 @@ def spark_session(settings: Settings, app_name: str) -> Any:
     off (tests and single machines never open a port beyond loopback); with any
     other master (a cluster) Spark's own configuration decides — ``spark-defaults.conf``
     in ``$SPARK_CONF_DIR`` or ``PYSPARK_SUBMIT_ARGS`` — so executors can reach the
-    driver.  Raises :class:`SettingsError` when PySpark is not installed.
+    driver.  Every other ``spark.*`` setting (``-D spark.executor.memory=4g``) is passed on
+    (:func:`spark_properties`), after the loopback defaults, so it can override them.
+    Raises :class:`SettingsError` when PySpark is not installed.
     """
     if _SESSION:
         return _SESSION[0]
@@ -81,11 +83,20 @@ def spark_session(settings: Settings, app_name: str) -> Any:
                    .config("spark.driver.bindAddress", "127.0.0.1")
                    .config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}"))
+    for name, value in spark_properties(settings).items():
+        builder = builder.config(name, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel(settings.get_str("spark.log.level"))
     _SESSION.append(session)
     atexit.register(stop_session)
     return session
+
+
+def spark_properties(settings: Settings) -> dict[str, str]:
+    """The ``spark.*`` settings meant for Spark itself (all but Gossamer's ``spark.master``/``spark.log.level``)."""
+    own = {"spark.master", "spark.log.level"}
+    return {name: format_value(settings.get(name)) for name in sorted(settings.values)
+            if name.startswith("spark.") and name not in own}
 
 
 def stop_session() -> None:
