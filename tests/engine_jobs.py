@@ -54,3 +54,10 @@ def reduce_sum(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBat
 def keys_sorted(batch: pa.RecordBatch) -> bool:
     keys = batch.column("url")
     return batch.num_rows < 2 or pc.all(pc.less_equal(keys.slice(0, len(keys) - 1), keys.slice(1))).as_py()
+
+
+def reduce_sum_then_fail(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
+    """``reduce_sum``, but a batch holding the URL ``http://h0.example/0`` raises after the part began."""
+    yield from reduce_sum(batch, ctx)
+    if "http://h0.example/0" in batch.column("url").to_pylist():
+        raise RuntimeError("reduce failed on purpose")

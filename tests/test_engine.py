@@ -177,3 +177,18 @@ def test_spark_engine_without_pyspark_says_what_to_install(tmp_path: Path, monke
     make_lines(lines, 10, 2)
     with pytest.raises(SettingsError, match=r"install gossamer\[spark\]"):
         run_job(text_job(lines), tmp_path, load_settings(overrides=["engine=spark"]))
+
+
+def test_a_failed_reduce_leaves_no_part_and_no_attempt_file(tmp_path: Path) -> None:
+    """A reduce writes its part under a temporary name and renames it only when complete."""
+    import dataclasses
+
+    lines = tmp_path / "lines.txt"
+    with lines.open("w") as handle:
+        handle.writelines(f"http://h{i % 5}.example/{i % 40} 1\n" for i in range(400))
+    job = dataclasses.replace(text_job(lines, parts=1), reduce=engine_jobs.reduce_sum_then_fail)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="on purpose"):
+        LocalEngine(load_settings(overrides=["engine.batch.rows=7"])).run(job, out)
+    assert sorted(p.name for p in out.iterdir()) == []

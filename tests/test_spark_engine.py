@@ -10,7 +10,6 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -22,7 +21,7 @@ from gossamer.core import CrawlDatum, CrawlStatus  # noqa: E402
 from gossamer.core.settings import Settings, load_settings  # noqa: E402
 from gossamer.crawl import invert_links  # noqa: E402
 from gossamer.engine import Input, Job, JobResult, LocalEngine, TableSource, TextSource, run_job  # noqa: E402
-from gossamer.engine.spark import key_complete_slices, stop_session  # noqa: E402
+from gossamer.engine.spark import stop_session  # noqa: E402
 from gossamer.store import TableDescription, finish_version, new_staging_dir  # noqa: E402
 from gossamer.store.install import live_version_dir  # noqa: E402
 
@@ -113,18 +112,6 @@ def test_copartitioned_input_gives_identical_parts(tmp_path: Path) -> None:
     assert_same_parts(local, spark)
     assert_same_results(local_result, spark_result)
     assert spark_result.rows == result.rows
-
-
-@pytest.mark.parametrize("rows", [0, 1, 7, 100])
-def test_key_complete_slices_never_split_a_key(rows: int) -> None:
-    rng = random.Random(rows)
-    keys = sorted(f"k{rng.randrange(max(rows // 3, 1))}" for _ in range(rows))
-    table = pa.table({"url": pa.array(keys, pa.string())})
-    slices = list(key_complete_slices(table, "url", 4))
-    assert sum(s.num_rows for s in slices) == rows
-    assert pa.concat_tables(slices or [table]).equals(table)
-    for before, after in zip(slices, slices[1:], strict=False):
-        assert before.column("url")[-1] != after.column("url")[0]
 
 
 def crawldb_version(crawl: Path) -> Path:

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 from gossamer.engine.api import (
@@ -38,14 +37,12 @@ from gossamer.engine.api import (
     Split,
     TaskContext,
 )
-from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
-from gossamer.engine.tasks import Budget, check_copartitioned, copartitioned_run, part_numbers, tag
-from gossamer.store.table import PartWriter, part_name
+from gossamer.engine.sort import write_run
+from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
+from gossamer.store.table import part_name
 
 SPILL_OVERHEAD = 4
 """A map buffer of B bytes needs about 4 B while it is partitioned, sorted and written."""
-RUN_BATCH_ROWS = 8192
-"""Rows per batch in spill runs: what the merge holds per run at a time."""
 
 ProgressFn = Callable[[str, int, int], None]
 """``progress(phase, done, total)`` — called in the driver as tasks finish."""
@@ -204,20 +201,12 @@ def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counte
             return
         table = pa.concat_tables(buffered)
         buffered, buffered_bytes = [], 0
-        table = table.append_column("_part", part_numbers(table, job))
-        order = pc.sort_indices(table, sort_keys=[("_part", "ascending"), *sort_keys(job.key)])
-        table = table.take(order)
-        del order
-        bounds = pc.value_counts(table.column("_part")).to_pylist()
-        offset = 0
-        for entry in sorted(bounds, key=lambda item: item["values"]):
-            part, count = entry["values"], entry["counts"]
+        for part, rows in sorted_by_part(table, job):
             path = Path(task.spill_dir) / (
                 f"run-{task.input_index}-{task.split_index}-{run_number}-{part_name(part)}.arrow"
             )
-            write_run(path, table.slice(offset, count).drop_columns(["_part"]), RUN_BATCH_ROWS)
+            write_run(path, rows, RUN_BATCH_ROWS)
             part_runs.setdefault(part, []).append(str(path))
-            offset += count
         del table
         pa.default_memory_pool().release_unused()
         run_number += 1
@@ -239,27 +228,7 @@ def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counte
 
 def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str],
                                                                                int, int]:
-    job = task.job
     ctx = TaskContext(settings, budget.error_limit)
-    sources = len(task.runs) + sum(1 for item in job.inputs if item.copartitioned)
-    read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
-    fan_in = max(8, min(64, budget.bytes_per_task // (8 * 1024 * 1024)))
-    run_paths = reduce_fan_in([Path(p) for p in task.runs], job.internal_schema, job.key, fan_in,
-                              RUN_BATCH_ROWS)
-    runs: list[Iterator[pa.RecordBatch]] = [
-        copartitioned_run(job, i, task.part, read_rows, ctx)
-        for i, item in enumerate(job.inputs) if item.copartitioned
-    ]
-    runs.extend(read_run(path) for path in run_paths)
-    writer = PartWriter(
-        Path(task.output_dir) / part_name(task.part), job.output_schema,
-        budget.row_group_rows, budget.compression,
-    )
-    try:
-        for chunk in merge_sorted(runs, job.internal_schema, job.key, budget.batch_rows):
-            for batch in chunk.combine_chunks().to_batches():
-                for out in job.reduce(batch, ctx):
-                    writer.write(out)
-    finally:
-        writer.close()
-    return ctx.counters, ctx.errors, task.part, writer.rows
+    rows = reduce_part(task.job, ctx, budget, [Path(p) for p in task.runs], task.part,
+                       Path(task.output_dir) / part_name(task.part))
+    return ctx.counters, ctx.errors, task.part, rows

@@ -75,8 +75,19 @@ def reduce_fan_in(
     return paths
 
 
+STREAM_RUN_SUFFIX = ".arrows"
+"""Runs in the Arrow IPC *stream* format (the Spark engine's shuffle blocks, stored as they came)."""
+
+
 def read_run(path: Path) -> Iterator[pa.RecordBatch]:
-    """Stream a run file's batches (read, not memory-mapped, so memory stays bounded)."""
+    """Stream a run file's batches (read, not memory-mapped, so memory stays bounded).
+
+    A ``.arrows`` file is an IPC stream, any other an IPC file.
+    """
+    if path.suffix == STREAM_RUN_SUFFIX:
+        with pa.OSFile(str(path), "rb") as source:
+            yield from pa.ipc.open_stream(source)
+        return
     with pa.OSFile(str(path), "rb") as source:
         reader = pa.ipc.open_file(source)
         for index in range(reader.num_record_batches):

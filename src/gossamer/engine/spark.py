@@ -6,45 +6,45 @@ How a job maps onto RDD operations::
       .mapPartitions(map task)                             read split, job map, tag _src/_seq, part numbers
           → (part, Arrow IPC bytes of that part's rows)    + one (0, counters) record per split
       .partitionBy(job.parts, lambda p: p)                 THE SHUFFLE: Arrow blobs, never Python rows
-      .mapPartitionsWithIndex(reduce task)                 concat blobs + co-partitioned part p (read in
-          → (part, map reports, counters, errors, rows)    place), sort (key, _src, _seq), job reduce in
-                                                           key-complete batches, write part-NNNNN.parquet
+      .mapPartitionsWithIndex(reduce task)                 store each blob (a sorted run) on local disk, merge
+          → (part, map reports, counters, errors, rows)    them with co-partitioned part p (read in place) by
+                                                           (key, _src, _seq), job reduce, write part-NNNNN.parquet
       .collect()                                           small: counters only
 
-The job's map and reduce functions run unchanged; tagging, part numbers and the co-partitioned
-reader (:mod:`gossamer.engine.tasks`), the sort (:mod:`gossamer.engine.sort`) and the part writer
-are the local engine's, so both engines write the same rows into the same parts.  Map tasks send their counters
-and error samples to reduce 0 as a small record; the driver absorbs them in split order,
-then the reduce tasks' in part order, as the local engine does.
+The job's map and reduce functions run unchanged; tagging, sorting runs by part, the
+co-partitioned reader and the whole reduce (merge, reduce, write under a temporary name, rename:
+:mod:`gossamer.engine.tasks`) are the local engine's, so both engines write the same rows into
+the same parts, and a reduce holds about one batch per run whatever the size of its part.  Map
+tasks send their counters and error samples to reduce 0 as a small record; the driver absorbs
+them in split order, then the reduce tasks' in part order, as the local engine does.
 
 Jobs that are not map/reduce — fetch and parse, whose tasks each own whole hosts or WARC
 files and write their own part — run through :func:`run_tasks`: one Spark task per part.
 
-Limits of this version: a reduce task holds its whole part in memory (no spill), and the
-output directory must be a filesystem path every executor can write.
+Limit of this version: the output directory must be a filesystem path every executor can write.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import sys
+import tempfile
 import time
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings, SettingsError, format_value
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskContext
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
-from gossamer.engine.sort import sort_table
-from gossamer.engine.tasks import Budget, check_copartitioned, copartitioned_run, part_numbers, tag
-from gossamer.store.table import PartWriter, part_name
+from gossamer.engine.sort import STREAM_RUN_SUFFIX
+from gossamer.engine.tasks import Budget, check_copartitioned, reduce_part, remove_attempts, sorted_by_part, tag
+from gossamer.store.table import part_name
 
 _DATA, _REPORT = 0, 1
 """Kinds of shuffled values: ``(_DATA, ipc_bytes)`` or ``(_REPORT, (input, split), counters, errors)``."""
@@ -133,6 +133,7 @@ class SparkEngine:
         outcomes = shuffled.mapPartitionsWithIndex(
             lambda part, items: _reduce_task(job, settings, budget, out, part, items)
         ).collect()
+        remove_attempts(output_dir)
         result = JobResult(rows_per_part=[0] * job.parts)
         for _order, counters, errors in sorted(r for outcome in outcomes for r in outcome[1]):
             result.absorb(counters, errors, budget.error_limit)
@@ -180,21 +181,6 @@ def _to_ipc(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _from_ipc(data: bytes) -> pa.Table:
-    return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
-
-
-def _by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
-    """Rows of ``table`` grouped by their part number (the job's partitioner on its key)."""
-    parts = part_numbers(table, job)
-    order = pc.sort_indices(parts)
-    table, parts = table.take(order), parts.take(order)
-    offset = 0
-    for entry in sorted(pc.value_counts(parts).to_pylist(), key=lambda item: item["values"]):
-        yield entry["values"], table.slice(offset, entry["counts"])
-        offset += entry["counts"]
-
-
 def _map_task(job: Job, settings: Settings, budget: Budget,
               items: Iterable[tuple[int, int, Split]]) -> Iterator[tuple[int, tuple]]:
     """Map every split of this Spark partition; yield ``(part, (_DATA, ipc))`` and one report per split."""
@@ -213,54 +199,39 @@ def _map_task(job: Job, settings: Settings, budget: Budget,
                 buffered.append(tagged)
                 buffered_bytes += tagged.nbytes
                 if buffered_bytes * SPILL_OVERHEAD >= budget.bytes_per_task:
-                    for part, rows in _by_part(pa.concat_tables(buffered), job):
+                    for part, rows in sorted_by_part(pa.concat_tables(buffered), job):
                         yield part, (_DATA, _to_ipc(rows))
                     buffered, buffered_bytes = [], 0
         if buffered:
-            for part, rows in _by_part(pa.concat_tables(buffered), job):
+            for part, rows in sorted_by_part(pa.concat_tables(buffered), job):
                 yield part, (_DATA, _to_ipc(rows))
         yield 0, (_REPORT, (input_index, split_index), ctx.counters, ctx.errors)
 
 
-def key_complete_slices(table: pa.Table, key: str, batch_rows: int) -> Iterator[pa.Table]:
-    """Slices of a table sorted by ``key``, about ``batch_rows`` each, never splitting a key's rows."""
-    n = table.num_rows
-    if n == 0:
-        return
-    keys = table.column(key)
-    starts = pc.indices_nonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1))).to_numpy() + 1
-    begin = 0
-    while begin < n:
-        at = bisect_left(starts, begin + max(batch_rows, 1))
-        end = int(starts[at]) if at < len(starts) else n
-        yield table.slice(begin, end - begin)
-        begin = end
-
-
 def _reduce_task(job: Job, settings: Settings, budget: Budget, output_dir: str, part: int,
                  items: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, list, Counter[str], list[str], int]]:
-    """Reduce part ``part``: its shuffled rows plus its co-partitioned parts, sorted, into one Parquet part."""
+    """Reduce part ``part``: store each shuffled block (a sorted run) on local disk, then merge and reduce.
+
+    The blocks go to a directory under ``engine.spill.dir``, else the first of Spark's
+    ``SPARK_LOCAL_DIRS``, else the system's temporary directory, removed at the end; the
+    merge (:func:`~gossamer.engine.tasks.reduce_part`, the local engine's) holds about one
+    batch per run, so a part may be far larger than the task's memory.
+    """
     ctx = TaskContext(settings, budget.error_limit)
-    tables: list[pa.Table] = []
     reports: list[tuple[tuple[int, int], Counter[str], list[str]]] = []
-    for _part, value in items:
-        if value[0] == _DATA:
-            tables.append(_from_ipc(value[1]))
-        else:
-            reports.append((value[1], value[2], value[3]))
-    for i, item in enumerate(job.inputs):
-        if item.copartitioned:
-            batches = list(copartitioned_run(job, i, part, budget.batch_rows, ctx))
-            tables.append(pa.Table.from_batches(batches, schema=job.internal_schema))
-    table = sort_table(pa.concat_tables(tables) if tables else job.internal_schema.empty_table(), job.key)
-    del tables
-    writer = PartWriter(Path(output_dir) / part_name(part), job.output_schema,
-                        budget.row_group_rows, budget.compression)
+    spill_root = settings.get_str("engine.spill.dir") or os.environ.get("SPARK_LOCAL_DIRS", "").split(",")[0] or None
+    if spill_root:
+        Path(spill_root).mkdir(parents=True, exist_ok=True)
+    spill = Path(tempfile.mkdtemp(prefix=f"gossamer-reduce-{part:05d}-", dir=spill_root))
     try:
-        for chunk in key_complete_slices(table, job.key, budget.batch_rows):
-            for batch in chunk.combine_chunks().to_batches():
-                for out in job.reduce(batch, ctx):
-                    writer.write(out)
+        runs: list[Path] = []
+        for _part, value in items:
+            if value[0] == _DATA:
+                runs.append(spill / f"run-{len(runs):06d}{STREAM_RUN_SUFFIX}")
+                runs[-1].write_bytes(value[1])
+            else:
+                reports.append((value[1], value[2], value[3]))
+        rows = reduce_part(job, ctx, budget, runs, part, Path(output_dir) / part_name(part))
     finally:
-        writer.close()
-    yield part, reports, ctx.counters, ctx.errors, writer.rows
+        shutil.rmtree(spill, ignore_errors=True)
+    yield part, reports, ctx.counters, ctx.errors, rows

@@ -5,18 +5,32 @@
 * :func:`tag` — cast a map output to the shuffle schema and add ``_src``/``_seq``.
 * :func:`part_numbers` — the part of every row, by the job's partitioner on its key.
 * :func:`copartitioned_run` — part *p* of a co-partitioned input, mapped and tagged, in key order.
+* :func:`sorted_by_part` — a map task's buffered rows cut into one sorted run per part.
+* :func:`reduce_part` — a reduce task: merge its sorted runs and co-partitioned parts, reduce, and
+  write the part (under a temporary name, renamed when complete).
 """
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME, PARTITIONER_NAME, parts_of_keys, parts_of_urls
+from gossamer.store.table import PartWriter
+
+RUN_BATCH_ROWS = 8192
+"""Rows per batch in spill runs: what the merge holds per run at a time."""
+ATTEMPT_PREFIX = ".attempt-"
+"""A part being written is ``.attempt-<id>-part-NNNNN.parquet`` until it is complete."""
 
 
 @dataclass(frozen=True)
@@ -87,3 +101,52 @@ def copartitioned_run(job: Job, input_index: int, part: int, batch_rows: int,
             if out.num_rows:
                 yield from tag(out, job, input_index, seq).to_batches()
                 seq += out.num_rows
+
+
+def sorted_by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
+    """The rows of a tagged table by output part, each part's rows sorted by ``(key, _src, _seq)``."""
+    table = table.append_column("_part", part_numbers(table, job))
+    table = table.take(pc.sort_indices(table, sort_keys=[("_part", "ascending"), *sort_keys(job.key)]))
+    offset = 0
+    for entry in sorted(pc.value_counts(table.column("_part")).to_pylist(), key=lambda item: item["values"]):
+        yield entry["values"], table.slice(offset, entry["counts"]).drop_columns(["_part"])
+        offset += entry["counts"]
+
+
+def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], part: int, output: Path) -> int:
+    """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
+
+    Memory stays at about one batch per merged run: beyond a fan-in that fits the
+    task's budget, runs are first merged into fewer runs on disk.  The part is
+    written as ``output`` under a temporary name in the same directory and renamed
+    when complete, so a task attempt that dies (or a second, speculative one) never
+    leaves a half-written part under the final name.  Returns the rows written.
+    """
+    sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
+    read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
+    fan_in = max(8, min(64, budget.bytes_per_task // (8 * 1024 * 1024)))
+    run_paths = reduce_fan_in(runs, job.internal_schema, job.key, fan_in, RUN_BATCH_ROWS)
+    inputs: list[Iterator[pa.RecordBatch]] = [
+        copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
+    inputs.extend(read_run(path) for path in run_paths)
+    attempt = output.with_name(f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}")
+    writer = PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression)
+    try:
+        try:
+            for chunk in merge_sorted(inputs, job.internal_schema, job.key, budget.batch_rows):
+                for batch in chunk.combine_chunks().to_batches():
+                    for out in job.reduce(batch, ctx):
+                        writer.write(out)
+        finally:
+            writer.close()
+        os.replace(attempt, output)
+    except BaseException:
+        attempt.unlink(missing_ok=True)
+        raise
+    return writer.rows
+
+
+def remove_attempts(output_dir: Path) -> None:
+    """Delete parts of task attempts that did not finish (left in ``output_dir`` by killed tasks)."""
+    for leftover in output_dir.glob(ATTEMPT_PREFIX + "*"):
+        leftover.unlink(missing_ok=True)
