@@ -40,6 +40,7 @@ from gossamer.engine.api import (
 )
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys, write_run
 from gossamer.engine.tasks import Budget, check_copartitioned, copartitioned_run, part_numbers, tag
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import PartWriter, part_name
 
 SPILL_OVERHEAD = 4
@@ -77,11 +78,11 @@ class LocalEngine:
         configured = settings.get_int("engine.local.workers")
         self.workers = configured if configured > 0 else (os.cpu_count() or 1)
 
-    def run(self, job: Job, output_dir: Path) -> JobResult:
-        """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory)."""
+    def run(self, job: Job, output_dir: Path | Location) -> JobResult:
+        """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory, or a Location)."""
         started = time.monotonic()
         result = JobResult(rows_per_part=[0] * job.parts)
-        spill_root = Path(self.settings.get_str("engine.spill.dir") or output_dir.parent)
+        spill_root = Path(self.settings.get_str("engine.spill.dir") or _local_parent(output_dir))
         spill_root.mkdir(parents=True, exist_ok=True)
         remove_stale_spill_dirs(spill_root)
         spill_dir = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-{job.name}-", dir=spill_root))
@@ -137,6 +138,13 @@ class LocalEngine:
 
 
 SPILL_PREFIX = "tmp-spill-"
+
+
+def _local_parent(output_dir: Path | Location) -> Path:
+    """Where spill files go by default: beside a local output, else the system's temporary directory."""
+    if isinstance(output_dir, Location):
+        return output_dir.parent.local_path if output_dir.is_local else Path(tempfile.gettempdir())
+    return output_dir.parent
 
 
 def remove_stale_spill_dirs(root: Path) -> None:
@@ -252,7 +260,7 @@ def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[
     ]
     runs.extend(read_run(path) for path in run_paths)
     writer = PartWriter(
-        Path(task.output_dir) / part_name(task.part), job.output_schema,
+        local_or_remote(task.output_dir) / part_name(task.part), job.output_schema,
         budget.row_group_rows, budget.compression,
     )
     try:

@@ -42,6 +42,7 @@ from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskCont
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import sort_table
 from gossamer.engine.tasks import Budget, check_copartitioned, copartitioned_run, part_numbers, tag
+from gossamer.store.location import local_or_remote
 from gossamer.store.table import PartWriter, part_name
 
 _DATA, _REPORT = 0, 1
@@ -214,7 +215,7 @@ def _reduce_task(job: Job, settings: Settings, budget: Budget, output_dir: str, 
             tables.append(pa.Table.from_batches(batches, schema=job.internal_schema))
     table = sort_table(pa.concat_tables(tables) if tables else job.internal_schema.empty_table(), job.key)
     del tables
-    writer = PartWriter(Path(output_dir) / part_name(part), job.output_schema,
+    writer = PartWriter(local_or_remote(output_dir) / part_name(part), job.output_schema,
                         budget.row_group_rows, budget.compression)
     try:
         for chunk in key_complete_slices(table, job.key, budget.batch_rows):
