@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import pytest
 
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1",
+               "AWS_EC2_METADATA_DISABLED": "true"}  # never ask an instance-metadata address
 
 
 @dataclass(frozen=True)
