@@ -104,3 +104,5 @@ def test_bad_uris_and_missing_tables_are_usage_errors(cli, s3: S3Server) -> None
     assert bad.code == 2 and "unsupported filesystem" in bad.err
     missing = cli("readdb", f"s3://{s3.bucket()}/none/crawldb", "-stats", *d)
     assert missing.code == 2 and "no CURRENT pointer" in missing.err
+    down = cli("readdb", "s3://bucket/crawl/crawldb", "-stats", "-Dfs.s3.endpoint=http://127.0.0.1:9")
+    assert down.code == 2 and "Could not connect" in down.err and "Traceback" not in down.err

@@ -107,14 +107,13 @@ def table_argument(text: str) -> tuple[Path | Location, Settings]:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn expected failures (bad input, locked table, missing file) into clean exit-2 errors."""
+    """Turn expected failures (bad input, locked table, missing file, unreachable storage) into clean exit-2 errors."""
     from gossamer.store.lock import LockedError
     from gossamer.store.table import TableError
 
     try:
         yield
-    except (SettingsError, LockedError, TableError, FileNotFoundError, NotADirectoryError,
-            ValueError) as exc:
+    except (SettingsError, LockedError, TableError, OSError, ValueError) as exc:
         fail(str(exc))
 
 
