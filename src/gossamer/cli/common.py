@@ -13,13 +13,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from gossamer.core.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from gossamer.store.location import Location
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -81,16 +84,36 @@ def settings_for(crawl_dir: Path | None) -> Settings:
         fail(str(exc))
 
 
+def table_argument(text: str) -> tuple[Path | Location, Settings]:
+    """A table given on the command line (a path, ``file://…``, ``s3://…``, ``hdfs://…``) and its settings.
+
+    A local table's crawl directory supplies its configuration (``gossamer.toml`` …);
+    a table on another filesystem has none there (use ``--conf`` or ``-D``), and the
+    settings (``fs.s3.*``) decide how its filesystem is reached.  Exits 2 on a bad URI.
+    """
+    from gossamer.store.layout import CrawlLayout
+    from gossamer.store.location import is_uri, local_or_remote
+
+    try:
+        if is_uri(text):
+            settings = settings_for(None)
+            return local_or_remote(text, settings), settings
+        path = local_or_remote(text)
+        assert isinstance(path, Path)
+        return path, settings_for(CrawlLayout.of_table(path).root)
+    except ValueError as exc:
+        fail(str(exc))
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn expected failures (bad input, locked table, missing file) into clean exit-2 errors."""
+    """Turn expected failures (bad input, locked table, missing file, unreachable storage) into clean exit-2 errors."""
     from gossamer.store.lock import LockedError
     from gossamer.store.table import TableError
 
     try:
         yield
-    except (SettingsError, LockedError, TableError, FileNotFoundError, NotADirectoryError,
-            ValueError) as exc:
+    except (SettingsError, LockedError, TableError, OSError, ValueError) as exc:
         fail(str(exc))
 
 

@@ -7,12 +7,11 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import fail, job_progress, print_errors, table_argument, user_errors
 
 
 def inject_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory (e.g. crawl/crawldb)")],
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
     seeds: Annotated[Path, typer.Argument(help="seed file, or a directory of seed files")],
     overwrite: Annotated[bool, typer.Option("-overwrite", "--overwrite",
                                             help="replace existing entries with the seed's")] = False,
@@ -41,12 +40,12 @@ def inject_command(
 
     if overwrite and update:
         fail("-overwrite and -update exclude each other")
-    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    place, settings = table_argument(crawldb)
     options = InjectOptions(overwrite, update, not no_filter, not no_normalize, filter_normalize_all)
     with user_errors(), job_progress("inject") as progress:
         if not seeds.exists():
             raise FileNotFoundError(f"seeds not found: {seeds}")
-        report = inject(crawldb, seeds, settings, options, progress)
+        report = inject(place, seeds, settings, options, progress)
     for action in report.recovered:
         typer.echo(f"Injector: recovered: {action}")
     print_errors(report.errors, report.counters.get("errors", 0))

@@ -24,6 +24,7 @@ from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.index_cmd import clean_command, index_command
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
+from gossamer.cli.mergedb_cmd import mergedb_command
 from gossamer.cli.parse_cmd import parse_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
@@ -67,6 +68,7 @@ def _global(
 app.command("crawl")(crawl_command)
 app.command("inject")(inject_command)
 app.command("readdb")(readdb_command)
+app.command("mergedb")(mergedb_command)
 app.command("readseg")(readseg_command)
 app.command("generate")(generate_command)
 app.command("fetch")(fetch_command)

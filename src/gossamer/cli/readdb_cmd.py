@@ -8,12 +8,11 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import fail, table_argument, user_errors
 
 
 def readdb_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
     extra: Annotated[list[str] | None, typer.Argument(
         help="for -topN: <out> and an optional <min score>", show_default=False)] = None,
     stats: Annotated[bool, typer.Option("-stats", "--stats", help="print statistics")] = False,
@@ -48,10 +47,10 @@ def readdb_command(
     modes = [stats, dump_dir is not None, url is not None, topn is not None]
     if sum(modes) != 1:
         fail("choose exactly one of -stats, -dump <out>, -url <url>, -topN <n> <out>")
-    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    place, settings = table_argument(crawldb)
     rest = extra or []
     with user_errors():
-        version = open_live(crawldb)
+        version = open_live(place)
         if stats:
             if rest:
                 fail(f"unexpected arguments: {' '.join(rest)}")

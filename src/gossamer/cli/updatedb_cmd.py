@@ -7,15 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import fail, job_progress, print_errors, table_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.updatedb import UpdateReport
 
 
 def updatedb_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
     segments: Annotated[list[Path] | None, typer.Argument(help="segment directories", show_default=False)] = None,
     segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="every segment in this directory")]
     = None,
@@ -41,9 +40,9 @@ def updatedb_command(
         chosen += list_segments(segments_dir)
     if not chosen:
         fail("give segment directories or -dir <segments_dir>")
-    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    place, settings = table_argument(crawldb)
     with user_errors(), job_progress("updatedb") as progress:
-        report = updatedb(crawldb, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),
+        report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),
                           progress)
     print_update_report(report)
 

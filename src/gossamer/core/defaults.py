@@ -562,6 +562,17 @@ PROPERTIES: tuple[Property, ...] = (
     Property("store.compression", "zstd", "str", "Parquet compression codec", nutch=False),
     Property("store.lock.wait.seconds", 0.0, "float",
              "How long a writer waits for another writer's lock (s); 0 = refuse at once", nutch=False),
+    Property("fs.s3.endpoint", "", "str",
+             "S3 endpoint for s3:// tables (host:port or URL, e.g. a MinIO server); empty = "
+             "$AWS_ENDPOINT_URL_S3 / $AWS_ENDPOINT_URL, else AWS", nutch=False),
+    Property("fs.s3.region", "", "str",
+             "S3 region for s3:// tables; empty = $AWS_REGION / $AWS_DEFAULT_REGION or the SDK's default",
+             nutch=False),
+    Property("fs.s3.scheme", "", "str",
+             "http or https for the S3 endpoint; empty = the endpoint URL's scheme, else https", nutch=False),
+    Property("fs.s3.lock.conditional", True, "bool",
+             "Take the lock of an s3:// table with a conditional PUT (If-None-Match: *, atomic); "
+             "false = check then write, for stores without conditional writes", nutch=False),
     Property("cli.max.reported.errors", 20, "int",
              "Bad input lines printed in full per job (all are counted)", nutch=False),
     Property("urls.schemes", ["http", "https", "ftp", "file"], "list",

@@ -15,6 +15,7 @@ from gossamer.crawl.inject_job import ExistingMapper, InjectOptions, InjectReduc
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TextSource
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.location import Location
 
 
 @dataclass
@@ -50,7 +51,7 @@ class InjectReport:
 
 
 def inject(
-    crawldb: Path, seeds: Path, settings: Settings, options: InjectOptions | None = None,
+    crawldb: Path | Location | str, seeds: Path, settings: Settings, options: InjectOptions | None = None,
     progress: ProgressFn | None = None,
 ) -> InjectReport:
     """Inject the seeds at ``seeds`` (a file or a directory of files) into ``crawldb``.

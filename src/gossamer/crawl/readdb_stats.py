@@ -7,13 +7,14 @@ larger than memory take seconds.  The text layout follows Nutch's CrawlDbReader.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from gossamer.core.datum import java_date
 from gossamer.core.status import status_name
-from gossamer.store.table import TableVersion
+from gossamer.store.table import TableError, TableVersion
 
 
 @dataclass
@@ -84,8 +85,18 @@ def connect(memory_mb: int = 1024, threads: int = 0) -> duckdb.DuckDBPyConnectio
     return con
 
 
-def parquet_relation(version: TableVersion) -> str:
-    """SQL table expression over every part of a table version."""
+def parquet_relation(version: TableVersion, con: duckdb.DuckDBPyConnection | None = None) -> str:
+    """SQL table expression over every part of a table version.
+
+    DuckDB reads local parts itself; a version on another filesystem (``s3://`` …)
+    is scanned as a pyarrow dataset registered on ``con`` (TableError without one).
+    """
+    if not isinstance(version.directory, Path):
+        if con is None:
+            raise TableError(f"{version.location.display()}: this query needs a table on the local filesystem")
+        name = f"table_version_{id(version)}"
+        con.register(name, version.dataset())
+        return name
     files = ", ".join("'" + version.part_locator(i).replace("'", "''") + "'" for i in range(version.parts))
     return f"read_parquet([{files}])"
 
@@ -95,7 +106,7 @@ def crawldb_stats(
 ) -> CrawlDbStats:
     """Compute the statistics of a crawldb version."""
     con = connect(memory_mb)
-    src = parquet_relation(version)
+    src = parquet_relation(version, con)
     stats = CrawlDbStats()
     row = con.execute(
         f"SELECT count(*), min(fetch_interval), avg(fetch_interval), max(fetch_interval), "

@@ -4,6 +4,10 @@ Every job that rewrites a table (inject, updatedb, mergedb …) goes through
 :func:`run_table_job`, so each of them gets the same guarantees: one writer at
 a time, a crashed writer's leftovers repaired first, the new version written
 beside the old one and installed by rename only once it is complete.
+
+The table may live on any filesystem :class:`~gossamer.store.location.Location`
+supports (a path, ``file://``, ``s3://``, ``hdfs://`` …): the store picks the
+install protocol (rename, or a pointer object on object stores) and the lock.
 """
 
 from __future__ import annotations
@@ -26,19 +30,20 @@ from gossamer.store import (
     new_staging_dir,
     recover,
 )
+from gossamer.store.location import Location, local_or_remote
 
 
 @dataclass(frozen=True)
 class TableJobRun:
     """What a job builder needs to know: the live version (if any) and the part count to write."""
 
-    table_dir: Path
+    table_dir: Path | Location
     existing: TableVersion | None
     parts: int
 
 
 def run_table_job(
-    table_dir: Path, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
+    table_dir: Path | Location | str, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
     progress: ProgressFn | None = None, held_lock: TableLock | None = None,
 ) -> tuple[JobResult, list[str]]:
     """Build the job with ``build``, run it, and install its output as the table's new version.
@@ -48,7 +53,9 @@ def run_table_job(
     which locks the crawldb for its whole run).  Raises
     :class:`~gossamer.store.LockedError` when another writer holds the table.
     """
-    lock = held_lock or TableLock(table_dir, settings.get_float("store.lock.wait.seconds"))
+    table_dir = local_or_remote(table_dir, settings)
+    lock = held_lock or TableLock(table_dir, settings.get_float("store.lock.wait.seconds"),
+                                  conditional=settings.get_bool("fs.s3.lock.conditional"))
     if held_lock is None:
         lock.acquire()
     try:

@@ -30,6 +30,7 @@ from gossamer.crawl.updatedb_logic import UpdateContext, UpdateSettings, keep_ol
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, arange
 from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
+from gossamer.store.location import Location
 from gossamer.store.partitioning import hosts_of
 from gossamer.store.table import TableVersion
 
@@ -262,8 +263,8 @@ def segment_inputs(segments: list[Path], options: UpdateOptions) -> list[Input]:
     return inputs
 
 
-def updatedb(crawldb: Path, segments: list[Path], settings: Settings, options: UpdateOptions | None = None,
-             progress: ProgressFn | None = None) -> UpdateReport:
+def updatedb(crawldb: Path | Location | str, segments: list[Path], settings: Settings,
+             options: UpdateOptions | None = None, progress: ProgressFn | None = None) -> UpdateReport:
     """Merge ``segments`` into ``crawldb`` (see the module docstring)."""
     options = options or UpdateOptions()
     additions = options.additions and settings.get_bool("db.update.additions.allowed")

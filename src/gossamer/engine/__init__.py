@@ -13,10 +13,12 @@ from gossamer.core.settings import Settings, SettingsError
 from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext, arange
 from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.sources import TableSource, TextSource
+from gossamer.store.location import Location
 
 
-def run_job(job: Job, output_dir: Path, settings: Settings, progress: ProgressFn | None = None) -> JobResult:
-    """Run ``job`` on the configured engine, writing its parts into ``output_dir``."""
+def run_job(job: Job, output_dir: Path | Location, settings: Settings,
+            progress: ProgressFn | None = None) -> JobResult:
+    """Run ``job`` on the configured engine, writing its parts into ``output_dir`` (local or a Location)."""
     engine = settings.get_str("engine")
     if engine == "local":
         return LocalEngine(settings, progress).run(job, output_dir)

@@ -22,6 +22,7 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableDescription, TableVersion, part_name
 
 TEXT_SCHEMA = pa.schema(
@@ -181,28 +182,36 @@ def _count_newlines(handle: BinaryIO, length: int) -> int:
 
 @dataclass(frozen=True)
 class TablePartSplit:
-    """Part ``index`` of a table version."""
+    """Part ``index`` of a table version; ``directory`` is a local path or a Location's URI string."""
 
     directory: str
     index: int
 
     def describe(self) -> str:
         """Table directory and part."""
-        return f"{self.directory} part {self.index}"
+        place = local_or_remote(self.directory)
+        return f"{place.display() if isinstance(place, Location) else place} part {self.index}"
 
     def size_bytes(self) -> int:
         """Compressed size of the part file (a Parquet part expands several times in memory)."""
-        return os.path.getsize(Path(self.directory) / part_name(self.index)) * 4
+        place = local_or_remote(self.directory)
+        if isinstance(place, Location):
+            return ((place / part_name(self.index)).info().size or 0) * 4
+        return os.path.getsize(place / part_name(self.index)) * 4
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Stream the part in key order."""
-        with TableVersion(Path(self.directory)) as version:
+        with TableVersion(self.directory) as version:
             yield from version.iter_part(self.index, batch_rows)
 
 
 @dataclass(frozen=True)
 class TableSource:
-    """A stored table version: one split per part (part order = split order)."""
+    """A stored table version: one split per part (part order = split order).
+
+    ``directory`` is a local path or the string of a :class:`~gossamer.store.location.Location`
+    (which carries its filesystem options), so splits pickle into any worker.
+    """
 
     directory: str
 
@@ -218,5 +227,5 @@ class TableSource:
     @property
     def description(self) -> TableDescription:
         """The table's ``_table.json``."""
-        with TableVersion(Path(self.directory)) as version:
+        with TableVersion(self.directory) as version:
             return version.description

@@ -44,6 +44,7 @@ from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskCont
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import STREAM_RUN_SUFFIX
 from gossamer.engine.tasks import Budget, check_copartitioned, reduce_part, remove_attempts, sorted_by_part, tag
+from gossamer.store.location import local_or_remote
 from gossamer.store.table import part_name
 
 _DATA, _REPORT = 0, 1
@@ -231,7 +232,7 @@ def _reduce_task(job: Job, settings: Settings, budget: Budget, output_dir: str, 
                 runs[-1].write_bytes(value[1])
             else:
                 reports.append((value[1], value[2], value[3]))
-        rows = reduce_part(job, ctx, budget, runs, part, Path(output_dir) / part_name(part))
+        rows = reduce_part(job, ctx, budget, runs, part, local_or_remote(output_dir) / part_name(part))
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     yield part, reports, ctx.counters, ctx.errors, rows

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 from gossamer.core.settings import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys
+from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME, PARTITIONER_NAME, parts_of_keys, parts_of_urls
 from gossamer.store.table import PartWriter
 
@@ -113,14 +114,17 @@ def sorted_by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
         offset += entry["counts"]
 
 
-def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], part: int, output: Path) -> int:
+def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], part: int,
+                output: Path | Location) -> int:
     """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
 
     Memory stays at about one batch per merged run: beyond a fan-in that fits the
     task's budget, runs are first merged into fewer runs on disk.  The part is
     written as ``output`` under a temporary name in the same directory and renamed
     when complete, so a task attempt that dies (or a second, speculative one) never
-    leaves a half-written part under the final name.  Returns the rows written.
+    leaves a half-written part under the final name.  On an object store (a
+    :class:`~gossamer.store.location.Location`) the part is written under its own
+    name: an object appears only when its upload completes.  Returns the rows written.
     """
     sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
     read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
@@ -129,7 +133,8 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
     inputs: list[Iterator[pa.RecordBatch]] = [
         copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
     inputs.extend(read_run(path) for path in run_paths)
-    attempt = output.with_name(f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}")
+    local = isinstance(output, Path)
+    attempt = output.with_name(f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}") if local else output
     writer = PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression)
     try:
         try:
@@ -139,14 +144,18 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
                         writer.write(out)
         finally:
             writer.close()
-        os.replace(attempt, output)
+        if local:
+            os.replace(attempt, output)
     except BaseException:
-        attempt.unlink(missing_ok=True)
+        if local:
+            attempt.unlink(missing_ok=True)
         raise
     return writer.rows
 
 
-def remove_attempts(output_dir: Path) -> None:
-    """Delete parts of task attempts that did not finish (left in ``output_dir`` by killed tasks)."""
+def remove_attempts(output_dir: Path | Location) -> None:
+    """Delete parts of task attempts that did not finish (left in a local ``output_dir`` by killed tasks)."""
+    if not isinstance(output_dir, Path):
+        return
     for leftover in output_dir.glob(ATTEMPT_PREFIX + "*"):
         leftover.unlink(missing_ok=True)

@@ -14,6 +14,11 @@ previous ``current``, or ``old`` alone (crash between the two renames).  The nex
 writer (and any reader) recovers: with no ``current``, ``old`` is the live
 version; :func:`recover` (run under the lock) renames it back and removes
 leftover staging directories.  A job that did not finish therefore has no effect.
+
+Every function also takes a :class:`~gossamer.store.location.Location` or a URI
+(``s3://…``, ``hdfs://…``): HDFS installs by rename as above, object stores by
+writing a pointer object (:mod:`gossamer.store.install_remote`).  Plain paths and
+``file://`` URIs take the local code below, unchanged.
 """
 
 from __future__ import annotations
@@ -24,15 +29,26 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from gossamer.store import install_remote as remote
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableError, TableVersion, fsync_path
+
+Place = Path | Location | str
+"""A table (or version) directory: a local path, a Location, or either's string."""
 
 CURRENT = "current"
 OLD = "old"
 STAGING_PREFIX = "tmp-"
 
 
-def live_version_dir(table_dir: Path) -> Path | None:
-    """The directory readers should use: ``current``, else ``old``; ``None`` if neither exists."""
+def live_version_dir(table_dir: Place) -> Path | Location | None:
+    """The directory readers should use: ``current``, else ``old``; ``None`` if neither exists.
+
+    On an object store: the version ``CURRENT`` names (``None`` without a pointer).
+    """
+    table_dir = local_or_remote(table_dir)
+    if isinstance(table_dir, Location):
+        return remote.live_version(table_dir)
     for name in (CURRENT, OLD):
         candidate = table_dir / name
         if candidate.is_dir():
@@ -40,27 +56,35 @@ def live_version_dir(table_dir: Path) -> Path | None:
     return None
 
 
-def open_live(table_dir: Path) -> TableVersion:
+def open_live(table_dir: Place) -> TableVersion:
     """Open the live version of a table; :class:`TableError` when there is none."""
     directory = live_version_dir(table_dir)
     if directory is None:
+        if isinstance(place := local_or_remote(table_dir), Location) and not place.atomic_rename:
+            raise TableError(f"no table at {place.display()} (no {remote.POINTER} pointer)")
         raise TableError(f"no table at {table_dir} (no {CURRENT}/ directory)")
     return TableVersion(directory)
 
 
-def new_staging_dir(table_dir: Path) -> Path:
+def new_staging_dir(table_dir: Place) -> Path | Location:
     """Create and return a fresh staging directory inside ``table_dir``."""
+    table_dir = local_or_remote(table_dir)
+    if isinstance(table_dir, Location):
+        return remote.new_staging(table_dir)
     table_dir.mkdir(parents=True, exist_ok=True)
     path = table_dir / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
     path.mkdir()
     return path
 
 
-def recover(table_dir: Path) -> list[str]:
+def recover(table_dir: Place) -> list[str]:
     """Repair what a crashed writer left; call only while holding the table lock.
 
     Returns a description of each action taken (empty when nothing was wrong).
     """
+    table_dir = local_or_remote(table_dir)
+    if isinstance(table_dir, Location):
+        return remote.recover(table_dir)
     actions: list[str] = []
     if not table_dir.is_dir():
         return actions
@@ -76,20 +100,26 @@ def recover(table_dir: Path) -> list[str]:
     return actions
 
 
-def _verify_table(staging: Path) -> None:
+def _verify_table(staging: Path | Location) -> None:
     TableVersion(staging).close()  # raises TableError when incomplete
 
 
-def install(table_dir: Path, staging: Path, keep_backup: bool = True,
-            verify: Callable[[Path], None] = _verify_table) -> Path:
+def install(table_dir: Place, staging: Place, keep_backup: bool = True,
+            verify: Callable[[Path], None] | Callable[[Location], None] = _verify_table) -> Path | Location:
     """Make the complete version in ``staging`` the table's ``current``; call under the lock.
 
     The previous ``current`` becomes ``old`` (removed afterwards unless
     ``keep_backup``).  ``verify`` raises when ``staging`` is incomplete (the
     default checks a Parquet table version and raises :class:`TableError`; the
-    full-text index passes its own check).
+    full-text index passes its own check).  On an object store the version stays
+    where it was written and ``CURRENT`` is pointed at it.
     """
-    verify(staging)
+    table_dir, staging = local_or_remote(table_dir), local_or_remote(staging)
+    if isinstance(table_dir, Location) or isinstance(staging, Location):
+        if not (isinstance(table_dir, Location) and isinstance(staging, Location)):
+            raise ValueError(f"{staging} and {table_dir} must be on the same filesystem")
+        return remote.install(table_dir, staging, keep_backup, verify)  # type: ignore[arg-type]
+    verify(staging)  # type: ignore[arg-type]
     current, old = table_dir / CURRENT, table_dir / OLD
     if old.exists():
         trash = table_dir / f"{STAGING_PREFIX}trash-{uuid.uuid4().hex[:8]}"
@@ -104,8 +134,12 @@ def install(table_dir: Path, staging: Path, keep_backup: bool = True,
     return current
 
 
-def discard(staging: Path) -> None:
+def discard(staging: Place) -> None:
     """Remove a staging directory after a failed job."""
+    staging = local_or_remote(staging)
+    if isinstance(staging, Location):
+        remote.discard(staging)
+        return
     shutil.rmtree(staging, ignore_errors=True)
 
 

@@ -7,6 +7,9 @@ holding process dies, however it dies.  The file also records who holds it
 and a writer that finds the record of a dead holder reports the stale lock it
 took over.  ``flock`` is reliable on local filesystems; on a shared filesystem
 use the cluster engine's commit protocol instead.
+
+On a non-local filesystem (``s3://``, ``hdfs://`` …) the lock is a lock object
+instead: :mod:`gossamer.store.lock_remote` says what it guarantees there.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from gossamer.store.location import Location, local_or_remote
 
 LOCK_FILE = ".locked"
 
@@ -61,16 +66,28 @@ class TableLock:
     gone (a crashed writer): callers report it and clean up after it.
     """
 
-    def __init__(self, table_dir: Path, wait_seconds: float = 0.0, command: str | None = None) -> None:
-        self.path = table_dir / LOCK_FILE
+    def __init__(self, table_dir: Path | Location | str, wait_seconds: float = 0.0, command: str | None = None,
+                 conditional: bool = True) -> None:
+        place = local_or_remote(table_dir)
+        self.path: Path | Location = place / LOCK_FILE
         self.wait_seconds = wait_seconds
         self.command = command or " ".join(os.path.basename(a) if i == 0 else a
                                            for i, a in enumerate(sys.argv[:3]))
         self.stale: LockHolder | None = None
         self._fd: int | None = None
+        self._object = None
+        if isinstance(self.path, Location):
+            from gossamer.store.lock_remote import ObjectLock
+
+            self._object = ObjectLock(self.path, wait_seconds, self.command, conditional)
 
     def acquire(self) -> None:
         """Take the lock, waiting up to ``wait_seconds``; raises :class:`LockedError` otherwise."""
+        if self._object is not None:
+            self._object.acquire()
+            self.stale = self._object.stale  # type: ignore[assignment]
+            return
+        assert isinstance(self.path, Path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + self.wait_seconds
@@ -98,7 +115,10 @@ class TableLock:
         self._fd = fd
 
     def release(self) -> None:
-        """Clear the holder record and release the lock (the file stays, empty)."""
+        """Clear the holder record and release the lock (the file stays, empty; a lock object is deleted)."""
+        if self._object is not None:
+            self._object.release()
+            return
         if self._fd is None:
             return
         os.ftruncate(self._fd, 0)

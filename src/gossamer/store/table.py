@@ -6,6 +6,12 @@ description and, once complete, an empty ``_SUCCESS`` marker.  Readers only
 trust directories with ``_SUCCESS``.  Single-key lookup hashes the key's host
 to its part, picks the row group by the key column's min/max statistics and
 binary-searches inside it.
+
+Every function here takes a local path or a :class:`~gossamer.store.location.Location`
+(or its string).  Local tables keep the fast path: descriptors pin a version,
+files are fsynced.  On other filesystems (S3, HDFS …) parts are written and read
+through pyarrow's filesystem; a version is never modified once ``_SUCCESS`` exists,
+which is what lets readers use it without pinning (see :mod:`gossamer.store.install`).
 """
 
 from __future__ import annotations
@@ -14,12 +20,14 @@ import bisect
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.partitioning import PARTITIONER_NAME, part_of_url
 
 SUCCESS_MARKER = "_SUCCESS"
@@ -73,16 +81,19 @@ def fsync_path(path: Path) -> None:
 class PartWriter:
     """Writes one sorted part file; call :meth:`write` with batches in key order, then :meth:`close`."""
 
-    def __init__(self, path: Path, schema: pa.Schema, row_group_rows: int, compression: str) -> None:
-        self.path = path
+    def __init__(self, path: Path | Location | str, schema: pa.Schema, row_group_rows: int,
+                 compression: str) -> None:
+        self.path = local_or_remote(path)
         self.rows = 0
         self._row_group_rows = row_group_rows
         self._schema = schema
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = 0
+        where = self.path
         self._writer = pq.ParquetWriter(
-            path,
+            where.path if isinstance(where, Location) else where,
             schema,
+            filesystem=where.fs if isinstance(where, Location) else None,
             compression=compression,
             sorting_columns=[pq.SortingColumn(0)],
             write_statistics=True,
@@ -112,15 +123,25 @@ class PartWriter:
         self._pending_rows = rest.num_rows
 
     def close(self) -> None:
-        """Write the remaining rows and the footer, then fsync the file."""
+        """Write the remaining rows and the footer, then fsync the file (a local one)."""
         if self._pending_rows:
             self._flush(final=True)
         self._writer.close()
-        fsync_path(self.path)
+        if isinstance(self.path, Path):
+            fsync_path(self.path)
 
 
-def finish_version(directory: Path, description: TableDescription) -> None:
+def finish_version(directory: Path | Location | str, description: TableDescription) -> None:
     """Write ``_table.json`` and ``_SUCCESS`` (after every part is closed), then fsync the directory."""
+    directory = local_or_remote(directory)
+    if isinstance(directory, Location):
+        present = {info.base_name for info in directory.list()}
+        missing = [i for i in range(description.parts) if part_name(i) not in present]
+        if missing:
+            raise TableError(f"{directory.display()}: parts {missing[:5]} were not written")
+        (directory / DESCRIPTION_FILE).write_bytes((description.to_json() + "\n").encode())
+        (directory / SUCCESS_MARKER).write_bytes(b"")  # last: the version is complete from here on
+        return
     missing = [i for i in range(description.parts) if not (directory / part_name(i)).is_file()]
     if missing:
         raise TableError(f"{directory}: parts {missing[:5]} were not written")
@@ -138,15 +159,25 @@ class TableVersion:
     seeing one consistent version even if a writer installs a new one (renaming
     or deleting this one) while it reads.  Close it (or use ``with``) to release
     the descriptors.
+
+    On other filesystems nothing can be pinned: the version is read by name, and
+    stays readable as long as the install protocol keeps it (an object-store
+    version outlives the install that replaces it, as the backup).
     """
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, directory: Path | Location | str) -> None:
+        place = local_or_remote(directory)
+        self.directory: Path | Location = place
+        self._part_fds: list[int] = []
+        self._remote: Location | None = None
+        if isinstance(place, Location):
+            self._dir_fd = None
+            self._open_remote(place)
+            return
         try:
             self._dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
         except (FileNotFoundError, NotADirectoryError):
             raise TableError(f"{directory} is not a table version directory") from None
-        self._part_fds: list[int] = []
         try:
             try:
                 os.stat(SUCCESS_MARKER, dir_fd=self._dir_fd)
@@ -161,8 +192,26 @@ class TableVersion:
             self.close()
             raise
 
+    def _open_remote(self, place: Location) -> None:
+        names = {info.base_name for info in place.list()}
+        if not names:
+            raise TableError(f"{place.display()} is not a table version directory")
+        if SUCCESS_MARKER not in names:
+            raise TableError(f"{place.display()} is not a complete table (no {SUCCESS_MARKER})")
+        self.description = TableDescription.from_json((place / DESCRIPTION_FILE).read_bytes().decode("utf-8"))
+        missing = [i for i in range(self.description.parts) if part_name(i) not in names]
+        if missing:
+            raise TableError(f"{place.display()}: parts {missing[:5]} are missing")
+        self._remote = place
+
+    @property
+    def location(self) -> Location:
+        """Where the version lives, as a :class:`Location` (local ones too)."""
+        return self.directory if isinstance(self.directory, Location) else Location("", str(self.directory))
+
     def close(self) -> None:
         """Release the pinned descriptors (idempotent)."""
+        self._remote = None
         for fd in self._part_fds:
             os.close(fd)
         self._part_fds = []
@@ -185,30 +234,56 @@ class TableVersion:
         return self.description.parts
 
     def part_locator(self, index: int) -> str:
-        """A path that opens the pinned part (``/proc/self/fd/N`` where available)."""
+        """A path that opens the pinned part (``/proc/self/fd/N`` where available; the URI when remote)."""
+        if isinstance(self.directory, Location):
+            if self._remote is None:
+                raise TableError(f"{self.directory.display()}: table version is closed")
+            return str(self.part_path(index))
         if not self._part_fds:
             raise TableError(f"{self.directory}: table version is closed")
         if _PROC_FD.is_dir():
             return str(_PROC_FD / str(self._part_fds[index]))
         return str(self.part_path(index))
 
-    def part_path(self, index: int) -> Path:
+    def part_path(self, index: int) -> Path | Location:
         """Path of part ``index``."""
         return self.directory / part_name(index)
 
-    def part_paths(self) -> list[Path]:
+    def part_paths(self) -> list[Path | Location]:
         """All part paths in order."""
         return [self.part_path(i) for i in range(self.parts)]
 
+    @contextmanager
+    def open_part(self, index: int) -> Iterator[pq.ParquetFile]:
+        """Part ``index`` as an open Parquet file (the pinned descriptor, or a random-access remote file)."""
+        if isinstance(self.directory, Location):
+            self.part_locator(index)  # raises when closed
+            part = self.directory / part_name(index)
+            with part.open_input() as handle, pq.ParquetFile(handle) as pf:
+                yield pf
+        else:
+            with pq.ParquetFile(self.part_locator(index)) as pf:
+                yield pf
+
+    def dataset(self) -> object:
+        """The version as one ``pyarrow.dataset`` (what DuckDB scans for a remote table)."""
+        import pyarrow.dataset as ds
+
+        if isinstance(self.directory, Location):
+            return ds.dataset([p.path for p in self.part_paths()], format="parquet",  # type: ignore[union-attr]
+                              filesystem=self.directory.fs)
+        return ds.dataset([self.part_locator(i) for i in range(self.parts)], format="parquet")
+
     def schema(self) -> pa.Schema:
         """Arrow schema of the table."""
-        return pq.read_schema(self.part_locator(0))
+        with self.open_part(0) as pf:
+            return pf.schema_arrow
 
     def iter_part(
         self, index: int, batch_rows: int = 65536, columns: list[str] | None = None
     ) -> Iterator[pa.RecordBatch]:
         """Stream one part's rows in key order."""
-        with pq.ParquetFile(self.part_locator(index)) as pf:
+        with self.open_part(index) as pf:
             yield from pf.iter_batches(batch_size=batch_rows, columns=columns)
 
     def iter_batches(
@@ -222,14 +297,14 @@ class TableVersion:
         """Total rows, from the Parquet footers."""
         total = 0
         for index in range(self.parts):
-            with pq.ParquetFile(self.part_locator(index)) as pf:
+            with self.open_part(index) as pf:
                 total += pf.metadata.num_rows
         return total
 
     def lookup(self, key: str) -> pa.Table:
         """Rows whose key equals ``key`` (usually zero or one), read from one row group."""
         column = self.description.key
-        with pq.ParquetFile(self.part_locator(part_of_url(key, self.parts))) as pf:
+        with self.open_part(part_of_url(key, self.parts)) as pf:
             meta = pf.metadata
             col_index = pf.schema_arrow.get_field_index(column)
             mins: list[str] = []
