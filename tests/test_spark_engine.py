@@ -334,3 +334,31 @@ def test_other_spark_properties_are_passed_to_spark() -> None:
         stop_session()
     with pytest.raises(ValueError, match="unknown property 'spark.'"):
         load_settings(overrides=["spark.=1"])
+
+
+def test_progress_reports_task_counts_while_the_job_runs(tmp_path: Path) -> None:
+    """The status tracker's counts reach the progress callback: map tasks, then parts."""
+    from gossamer.engine.spark import SparkEngine
+
+    lines = tmp_path / "lines.txt"
+    make_lines(lines, 5_000, 10)
+    job = text_job(lines)
+    seen: list[tuple[str, int, int]] = []
+    out = new_staging_dir(tmp_path / "out")
+    SparkEngine(settings("spark"), lambda phase, done, total: seen.append((phase, done, total))).run(job, out)
+    maps = len(job.inputs[0].source.splits())
+    assert seen[0] == ("map", 0, maps) and seen[-1] == ("reduce", job.parts, job.parts)
+    assert all(0 <= done <= total for _, done, total in seen)
+    assert {phase for phase, _, _ in seen} == {"map", "reduce"}
+
+
+def test_stage_progress_reads_the_stages_of_its_job_group() -> None:
+    from gossamer.engine.spark import spark_session
+    from gossamer.engine.spark_progress import StageProgress
+
+    context = spark_session(settings("spark"), "gossamer-test").sparkContext
+    seen: list[tuple[str, int, int]] = []
+    with StageProgress(context, "test", lambda *args: seen.append(args), interval=60) as watcher:
+        context.parallelize(range(100), 5).map(lambda x: (x % 3, x)).reduceByKey(lambda a, b: a + b, 2).collect()
+        watcher.poll_once(context.statusTracker())
+    assert seen == [("map", 5, 5), ("reduce", 2, 2)]

@@ -43,6 +43,7 @@ from gossamer.core.settings import Settings, SettingsError, format_value
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskContext
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import STREAM_RUN_SUFFIX
+from gossamer.engine.spark_progress import StageProgress
 from gossamer.engine.tasks import Budget, check_copartitioned, reduce_part, remove_attempts, sorted_by_part, tag
 from gossamer.store.location import local_or_remote
 from gossamer.store.table import part_name
@@ -131,9 +132,11 @@ class SparkEngine:
         ).partitionBy(job.parts, lambda part: part)
         if self.progress:
             self.progress("map", 0, len(tasks))
-        outcomes = shuffled.mapPartitionsWithIndex(
-            lambda part, items: _reduce_task(job, settings, budget, out, part, items)
-        ).collect()
+        with StageProgress(context, f"gossamer {job.name}: {len(tasks)} map tasks, {job.parts} parts",
+                           self.progress):
+            outcomes = shuffled.mapPartitionsWithIndex(
+                lambda part, items: _reduce_task(job, settings, budget, out, part, items)
+            ).collect()
         remove_attempts(output_dir)
         result = JobResult(rows_per_part=[0] * job.parts)
         for _order, counters, errors in sorted(r for outcome in outcomes for r in outcome[1]):
@@ -168,10 +171,10 @@ def run_tasks(settings: Settings, name: str, function: Callable[..., Any], calls
         raise SettingsError(f"{name} on Spark: spark.speculation must be false (a task would run twice at once)")
     if not calls:
         return []
-    context.setJobDescription(f"gossamer {name}: {len(calls)} tasks")
     indexed = list(enumerate(calls))
-    results = context.parallelize(indexed, numSlices=len(indexed)).map(
-        lambda item: (item[0], function(*item[1]))).collect()
+    with StageProgress(context, f"gossamer {name}: {len(calls)} tasks", None):
+        results = context.parallelize(indexed, numSlices=len(indexed)).map(
+            lambda item: (item[0], function(*item[1]))).collect()
     return [result for _, result in sorted(results, key=lambda pair: pair[0])]
 
 
