@@ -2,19 +2,21 @@
 
 An engine job, so it runs on every engine (one map task per crawldb part)::
 
-    crawldb part ──map SelectCandidates──▶ due (schedule, _ngt_, status, interval, score)
-                                           and accepted by the URL filters, with
-                                           count_key (host/domain, or "" when
-                                           generate.max.count is off) and order_key
-        ──shuffle by count_key (or url)──▶ sorted by order_key = count_key, 0, score desc, url
-        ──reduce KeepFirst──▶ the first ``per_group`` rows of each count_key
-                              (``generate.max.count`` × segments), or, without a per-group
-                              limit, the first ``per_part`` rows of the part (topN × segments)
+    crawldb part ──map SelectCandidates──▶ due (schedule, _ngt_, status, interval, score), with
+                                           count_key (host/domain after the generate_host_count
+                                           normalizers, or "" when generate.max.count is off)
+                                           and order_key
+        ──shuffle by count_key (or url)──▶ sorted by order_key = count_key, score desc, url
+        ──reduce KeepFirst──▶ the first ``per_group`` rows of each count_key that the URL
+                              filters accept (``generate.max.count`` × segments), or, without a
+                              per-group limit, the first ``per_part`` accepted rows of the part
+                              (topN × segments)
 
 Both cuts are exact: the dealing that follows (``generate_select``) visits candidates
 best first, and a group never gets more than ``max.count`` URLs per segment, so its
 later candidates could never be chosen; without a group limit nothing is ever skipped,
-so no part contributes more than ``topN × segments`` URLs.  Ties in score are broken by
+so no part contributes more than ``topN × segments`` URLs.  The filters run in the
+reduce, in that order, so rows past a cut are never filtered.  Ties in score are broken by
 URL (``order_key`` ends with it), never by arrival order, so the result is the same on
 any engine and any number of parts.
 """
@@ -32,7 +34,7 @@ from gossamer.engine import TaskContext
 from gossamer.plugins import PluginRepository, URLChain
 from gossamer.plugins.urlchain import settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.partitioning import host_of
+from gossamer.store.partitioning import hosts_of
 
 ORDER_KEY = "order_key"
 COUNT_KEY = "count_key"
@@ -78,100 +80,110 @@ def _generated_at(value: str | None) -> int:
         return -(1 << 62)
 
 
-def order_keys(count_keys: list[str], scores: pa.Array, urls: list[str]) -> pa.Array:
-    """Binary keys sorting like ``(count_key, score descending, url)``.
+def order_keys(count_keys: pa.Array, scores: pa.Array, urls: pa.Array) -> pa.Array:
+    """Binary keys sorting like ``(count_key, score descending, url)``: ``count_key ␀ score ␀ url``.
 
     The score (float32) becomes 4 big-endian bytes whose byte order is the reverse of
-    the numeric order; a NUL ends the count key, so a key never runs into the next one.
+    the numeric order (-0.0 counts as 0.0); the NUL after the count key ends it, so a
+    key never runs into the next one.  Built with Arrow kernels, no Python loop.
     """
     bits = (np.asarray(scores.to_numpy(zero_copy_only=False), dtype=np.float32) + np.float32(0)).view(np.uint32)
     ascending = np.where(bits >> 31 == 1, ~bits, bits | np.uint32(0x80000000))
-    prefix = (~ascending).astype(">u4").tobytes()
-    return pa.array([group.encode("utf-8") + b"\x00" + prefix[4 * i:4 * i + 4] + url.encode("utf-8")
-                     for i, (group, url) in enumerate(zip(count_keys, urls, strict=True))], pa.binary())
+    prefix = pa.FixedSizeBinaryArray.from_buffers(pa.binary(4), len(bits),
+                                                  [None, pa.py_buffer((~ascending).astype(">u4").tobytes())])
+    return pc.binary_join_element_wise(count_keys.cast(pa.binary()), prefix.cast(pa.binary()),
+                                       urls.cast(pa.binary()), b"\x00")
+
+
+def _chain(ctx: TaskContext, scope: str, normalize: bool, filter: bool) -> URLChain:
+    return ctx.cached(settings_key(ctx.settings, "generate-chain", scope, normalize, filter),
+                      lambda: URLChain(PluginRepository(ctx.settings), scope, normalize=normalize, filter=filter))
 
 
 @dataclass(frozen=True)
 class SelectCandidates:
-    """Map: keep due rows the URL filters accept; add ``count_key`` and ``order_key``."""
+    """Map: keep the due rows; add ``count_key`` and ``order_key`` (the URL filters run in the reduce)."""
 
     due: DueRule
-    filter: bool = True
     normalize: bool = True
     counted: bool = False  # generate.max.count > 0: group by host or domain
     by_domain: bool = False  # generate.count.mode = domain
 
-    def _chains(self, ctx: TaskContext) -> tuple[URLChain, URLChain]:
-        def build() -> tuple[URLChain, URLChain]:
-            repo = PluginRepository(ctx.settings)
-            return (URLChain(repo, "generate", normalize=False, filter=self.filter),
-                    URLChain(repo, "generate_host_count", normalize=self.normalize, filter=False))
-
-        return ctx.cached(settings_key(ctx.settings, "generate-chains", self.filter, self.normalize), build)
-
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-        """Yield the candidates of ``batch`` in :data:`CANDIDATE_SCHEMA`."""
+        """Yield the due rows of ``batch`` in :data:`CANDIDATE_SCHEMA`."""
         batch = batch.filter(self.due.mask(batch))
         if batch.num_rows == 0:
             return
         ctx.count("candidates", batch.num_rows)
-        chain, count_chain = self._chains(ctx)
-        urls = batch.column("url").to_pylist()
-        if self.filter:
-            accepted = [chain.filter(url) is not None for url in urls]
-            if not all(accepted):
-                ctx.count("urls_filtered", accepted.count(False))
-                batch = batch.filter(pa.array(accepted, pa.bool_()))
-                urls = [url for url, keep in zip(urls, accepted, strict=True) if keep]
-        groups = [self._count_key(url, count_chain) for url in urls] if self.counted else [""] * len(urls)
+        urls = batch.column("url")
+        groups = self._count_keys(urls, ctx) if self.counted else pa.repeat(pa.scalar("", pa.string()), len(urls))
         columns = [order_keys(groups, batch.column("score"), urls),
-                   *(batch.column(name) for name in CRAWLDB_SCHEMA.names), pa.array(groups, pa.string())]
+                   *(batch.column(name) for name in CRAWLDB_SCHEMA.names), groups]
         yield pa.RecordBatch.from_arrays(columns, schema=CANDIDATE_SCHEMA)
 
-    def _count_key(self, url: str, chain: URLChain) -> str:
+    def _count_keys(self, urls: pa.Array, ctx: TaskContext) -> pa.Array:
+        """Host (or domain) of every URL after the ``generate_host_count`` normalizers."""
         if self.normalize:
-            try:
-                url = chain.normalize(url)
-            except ValueError:
-                pass
-        host = host_of(url)
-        if self.by_domain:
-            from gossamer.plugins.support.domains import domain_of
+            chain = _chain(ctx, "generate_host_count", True, False)
+            normalized = []
+            for url in urls.to_pylist():
+                try:
+                    normalized.append(chain.normalize(url))
+                except ValueError:
+                    normalized.append(url)
+            urls = pa.array(normalized, pa.string())
+        hosts = hosts_of(urls)
+        if not self.by_domain:
+            return hosts
+        from gossamer.plugins.support.domains import domain_of
 
-            return domain_of(host)
-        return host
+        encoded = pc.dictionary_encode(hosts)
+        domains = pa.array([domain_of(h) for h in encoded.dictionary.to_pylist()], pa.string())
+        return domains.take(encoded.indices)
 
 
 @dataclass(frozen=True)
 class KeepFirst:
-    """Reduce: the first ``per_group`` rows of each count key, or the first ``per_part`` of the part.
+    """Reduce: URLs the filters accept, the first ``per_group`` of each count key or ``per_part`` of the part.
 
     Rows arrive in ``order_key`` order across calls; the running counts live in the
     task's :attr:`~gossamer.engine.TaskContext.state`, so a group or a part split over
-    several calls is cut at the same place.
+    several calls is cut at the same place.  The URL filters run only on rows that
+    could still be kept (a full group's or part's later rows are never filtered), so
+    ``urls_filtered`` counts the rejections among the rows looked at.
     """
 
     per_group: int | None = None
     per_part: int | None = None
+    filter: bool = True
 
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         """Yield the kept rows of ``batch`` (without the engine's columns)."""
         state = ctx.state
-        batch = batch.select(CANDIDATE_SCHEMA.names)
-        if self.per_group is not None:
-            keep: list[bool] = []
-            group, seen = state.get("group"), state.get("seen", 0)
-            for key in batch.column(COUNT_KEY).to_pylist():
-                if key != group:
-                    group, seen = key, 0
-                seen += 1
-                keep.append(seen <= self.per_group)
-            state["group"], state["seen"] = group, seen
-            batch = batch.filter(pa.array(keep, pa.bool_()))
-        if self.per_part is not None:
-            room = max(self.per_part - state.get("kept", 0), 0)
-            batch = batch.slice(0, room)
-            state["kept"] = state.get("kept", 0) + batch.num_rows
-        ctx.count("candidates_kept", batch.num_rows)
-        if batch.num_rows:
-            yield batch
+        chain = _chain(ctx, "generate", False, True) if self.filter else None
+        group, seen, kept = state.get("group"), state.get("seen", 0), state.get("kept", 0)
+        per_group = self.per_group if self.per_group is not None else -1
+        per_part = self.per_part if self.per_part is not None else -1
+        keep: list[int] = []
+        rejected = 0
+        groups = batch.column(COUNT_KEY).to_pylist() if per_group >= 0 else None
+        for i, url in enumerate(batch.column("url").to_pylist()):
+            if kept == per_part:
+                break
+            if groups is not None:
+                if groups[i] != group:
+                    group, seen = groups[i], 0
+                if seen == per_group:
+                    continue
+            if chain is not None and chain.filter(url) is None:
+                rejected += 1
+                continue
+            seen += 1
+            kept += 1
+            keep.append(i)
+        state["group"], state["seen"], state["kept"] = group, seen, kept
+        if rejected:
+            ctx.count("urls_filtered", rejected)
+        ctx.count("candidates_kept", len(keep))
+        if keep:
+            yield batch.select(CANDIDATE_SCHEMA.names).take(pa.array(keep, pa.int64()))
