@@ -6,27 +6,21 @@ module runs them as one table job (lock, run, atomic install) and reports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gossamer.core.datum import now_millis
 from gossamer.core.settings import Settings
 from gossamer.crawl.inject_job import ExistingMapper, InjectOptions, InjectReducer, SeedMapper
-from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TextSource
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.location import Location
 
 
 @dataclass
-class InjectReport:
+class InjectReport(TableJobReport):
     """What ``inject`` did: counters, sample error messages, rows in the new crawldb."""
-
-    counters: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    total_urls: int = 0
-    seconds: float = 0.0
-    recovered: list[str] = field(default_factory=list)
 
     def summary_lines(self) -> list[str]:
         """Nutch-style summary lines."""

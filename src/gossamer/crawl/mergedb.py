@@ -12,7 +12,7 @@ atomically under its lock like every table job.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 
@@ -21,9 +21,9 @@ import pyarrow as pa
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
+from gossamer.crawl.updatedb import crawldb_chain, rewrite_urls
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
-from gossamer.plugins import PluginRepository, URLChain, settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.install import live_version_dir, open_live
 from gossamer.store.location import Location, local_or_remote
@@ -31,14 +31,8 @@ from gossamer.store.table import TableError
 
 
 @dataclass
-class MergeReport:
+class MergeReport(TableJobReport):
     """What ``mergedb`` did."""
-
-    counters: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    total_urls: int = 0
-    seconds: float = 0.0
-    recovered: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -54,17 +48,7 @@ class MergeMapper:
         if not (self.normalize or self.filter):
             yield batch
             return
-        chain: URLChain = ctx.cached(
-            settings_key(ctx.settings, "mergedb-chain", self.normalize, self.filter),
-            lambda: URLChain(PluginRepository(ctx.settings), "crawldb", self.normalize, self.filter))
-        out = []
-        for url, datum in batch_to_datums(batch):
-            new_url = chain.apply(url, ctx.report)
-            if new_url is None:
-                ctx.count("urls_filtered")
-                continue
-            out.append((new_url, datum))
-        yield datums_to_batch(out)
+        yield rewrite_urls(batch, crawldb_chain(ctx, self.normalize, self.filter), ctx)
 
 
 def last_fetch_time(datum: CrawlDatum) -> int:

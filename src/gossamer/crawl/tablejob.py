@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gossamer.core.settings import Settings
@@ -31,6 +31,17 @@ from gossamer.store import (
     recover,
 )
 from gossamer.store.location import Location, local_or_remote
+
+
+@dataclass
+class TableJobReport:
+    """What a job that replaced a table did: counters, sample error messages, rows in the new version."""
+
+    counters: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    total_urls: int = 0
+    seconds: float = 0.0
+    recovered: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from gossamer.core.datum import CrawlDatum, now_millis
 from gossamer.core.settings import Settings
-from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
 from gossamer.crawl.updatedb_logic import UpdateContext, UpdateSettings, keep_old, reduce_values
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, arange
 from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key
@@ -47,19 +47,16 @@ class UpdateOptions:
 
 
 @dataclass
-class UpdateReport:
+class UpdateReport(TableJobReport):
     """Counters and totals of one updatedb run."""
 
-    counters: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    total_urls: int = 0
-    seconds: float = 0.0
     segments: list[str] = field(default_factory=list)
 
 
-def _chain(ctx: TaskContext, options: UpdateOptions) -> URLChain:
-    return ctx.cached(settings_key(ctx.settings, "crawldb-chain", options),
-                      lambda: URLChain(PluginRepository(ctx.settings), "crawldb", options.normalize, options.filter))
+def crawldb_chain(ctx: TaskContext, normalize: bool, filter: bool) -> URLChain:
+    """The ``crawldb`` scope's URL chain, built once per worker process."""
+    return ctx.cached(settings_key(ctx.settings, "crawldb-chain", normalize, filter),
+                      lambda: URLChain(PluginRepository(ctx.settings), "crawldb", normalize, filter))
 
 
 @dataclass(frozen=True)
@@ -80,15 +77,19 @@ class CrawlDbFilter:
         if not (self.options.filter or self.options.normalize) or batch.num_rows == 0:
             yield batch
             return
-        chain = _chain(ctx, self.options)
-        out = []
-        for url, datum in batch_to_datums(batch):
-            new_url = chain.apply(url, ctx.report)
-            if new_url is None:
-                ctx.count("urls_filtered")
-                continue
-            out.append((new_url, datum))
-        yield datums_to_batch(out)
+        yield rewrite_urls(batch, crawldb_chain(ctx, self.options.normalize, self.options.filter), ctx)
+
+
+def rewrite_urls(batch: pa.RecordBatch, chain: URLChain, ctx: TaskContext) -> pa.RecordBatch:
+    """Crawldb rows with their URLs through ``chain``; rows it rejects are dropped (``urls_filtered``)."""
+    out = []
+    for url, datum in batch_to_datums(batch):
+        new_url = chain.apply(url, ctx.report)
+        if new_url is None:
+            ctx.count("urls_filtered")
+            continue
+        out.append((new_url, datum))
+    return datums_to_batch(out)
 
 
 @dataclass(frozen=True)
