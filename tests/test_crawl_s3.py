@@ -1,0 +1,86 @@
+"""More commands on tables addressed by URI (issue 7): generate with its crawldb on ``s3://`` (a real
+S3 server on loopback) gives what it gives on a local path; segments stay local."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from .conftest import write_lines
+from .s3_server import S3Server, s3_server
+from .test_cli_s3 import dump
+
+SCORED = [f"http://h{i % 5}.example/p{i}\tnutch.score={i % 3}" for i in range(40)] + ["http://x.example/a.gif"]
+"""Seeds with many equal scores on several hosts: ties are broken by URL, whatever the store."""
+GENERATE_TIME = re.compile(r"_ngt_=\d+")
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3Server]:
+    with s3_server() as server:
+        yield server
+
+
+def fetch_lists(segments: Path) -> list[list[list[tuple[str, int, float]]]]:
+    """Per segment (in name order), per crawl_generate part: (url, status, score) in stored order."""
+    return [[[(r["url"], r["status"], r["score"])
+              for r in pq.read_table(part, columns=["url", "status", "score"]).to_pylist()]
+             for part in sorted((segment / "crawl_generate").glob("part-*.parquet"))]
+            for segment in sorted(p for p in segments.iterdir() if p.name.isdigit())]
+
+
+def untimed(lines: list[str]) -> list[str]:
+    """Dump lines with the generate marker's time (the moment each generate ran) blanked."""
+    return [GENERATE_TIME.sub("_ngt_=T", line) for line in lines]
+
+
+def inject_both(cli, tmp_path: Path, remote: str, lines: list[str], *args: str) -> Path:
+    """Inject ``lines`` into a local crawldb (returned) and into ``remote``, with the same ``args``."""
+    local = tmp_path / "crawl" / "crawldb"
+    seeds = write_lines(tmp_path / "seeds.txt", lines)
+    for crawldb in (local, remote):
+        result = cli("inject", crawldb, seeds, *args)
+        assert result.code == 0, result.err
+    return local
+
+
+def test_generate_on_s3_equals_generate_on_a_local_path(cli, s3: S3Server, tmp_path: Path) -> None:
+    d = [f"-D{x}" for x in [*s3.defines, "store.parts=3", "generate.update.crawldb=true"]]
+    remote = f"s3://{s3.bucket()}/crawl/crawldb"
+    local = inject_both(cli, tmp_path, remote, SCORED, "-noFilter", *d)
+    options = ["-topN", "7", "-maxNumSegments", "3", "-numFetchers", "2", "-D", "generate.max.count=3"]
+    out = {}
+    for name, crawldb in (("local", local), ("remote", remote)):
+        result = cli("generate", crawldb, tmp_path / name / "segments", *options, *d)
+        assert result.code == 0, result.err
+        out[name] = [line for line in result.out.splitlines() if "candidates due" in line]
+    assert out["remote"] == out["local"] == [
+        "Generator: candidates due: 41, rejected by filters: 1, over generate.max.count: 0"]
+    lists = fetch_lists(tmp_path / "remote" / "segments")
+    assert lists == fetch_lists(tmp_path / "local" / "segments")
+    assert [sum(map(len, segment)) for segment in lists] == [7, 7, 7]  # -topN 7, at most 3 per host
+    # the crawldb on S3 was rewritten with the _ngt_ mark, as the local one
+    marked = untimed(dump(cli, d, remote, tmp_path / "d1", timeless=True))  # each inject ran at its own time
+    assert marked == untimed(dump(cli, d, local, tmp_path / "d2", timeless=True))
+    assert sum("_ngt_=T" in line for line in marked) == 21
+    rest = cli("generate", remote, tmp_path / "rest", *options, *d)  # the marked ones are not due again
+    assert rest.code == 0 and "candidates due: 20, rejected by filters: 1" in rest.out
+    again = cli("generate", remote, tmp_path / "again", *options, *d)
+    assert again.code == 1 and "0 records selected" in again.out  # all marked within crawl.gen.delay
+    later = cli("generate", remote, tmp_path / "later", "-adddays", "8", *d)
+    assert later.code == 0 and "segment" in later.out
+
+
+def test_generate_keeps_segments_local_and_reports_missing_crawldbs(cli, s3: S3Server, tmp_path: Path) -> None:
+    d = [f"-D{x}" for x in s3.defines]
+    bucket = s3.bucket()
+    missing = cli("generate", f"s3://{bucket}/none/crawldb", tmp_path / "segments", *d)
+    assert missing.code == 2 and "no CURRENT pointer" in missing.err
+    remote_segments = cli("generate", tmp_path / "crawldb", f"s3://{bucket}/segments", *d)
+    assert remote_segments.code == 2 and "must be a local path" in remote_segments.err
+    assert not list(tmp_path.iterdir())  # nothing created locally
+
