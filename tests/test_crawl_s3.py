@@ -1,5 +1,5 @@
-"""More commands on tables addressed by URI (issue 7): generate with its crawldb on ``s3://`` (a real
-S3 server on loopback) gives what it gives on a local path; segments stay local."""
+"""More commands on tables addressed by URI (issue 7): generate and dedup with their crawldb on
+``s3://`` (a real S3 server on loopback) give what they give on a local path; segments stay local."""
 
 from __future__ import annotations
 
@@ -10,9 +10,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from gossamer.core.settings import load_settings
+from gossamer.store.location import Location
+
 from .conftest import write_lines
 from .s3_server import S3Server, s3_server
 from .test_cli_s3 import dump
+from .test_dedup import DUP, NOTMODIFIED, SIG_B, T0, page, write_crawldb
 
 SCORED = [f"http://h{i % 5}.example/p{i}\tnutch.score={i % 3}" for i in range(40)] + ["http://x.example/a.gif"]
 """Seeds with many equal scores on several hosts: ties are broken by URL, whatever the store."""
@@ -83,4 +87,34 @@ def test_generate_keeps_segments_local_and_reports_missing_crawldbs(cli, s3: S3S
     remote_segments = cli("generate", tmp_path / "crawldb", f"s3://{bucket}/segments", *d)
     assert remote_segments.code == 2 and "must be a local path" in remote_segments.err
     assert not list(tmp_path.iterdir())  # nothing created locally
+
+
+FETCHED_PAGES = [  # (url, datum): two signature groups over three hosts, an https twin, an old duplicate
+    ("http://a.example/1", page(2.0)), ("http://a.example/2", page(1.0, T0 + 9)),
+    ("http://b.example/1", page(2.0, T0 + 5)), ("https://b.example/1", page(2.0, T0 + 5)),
+    ("http://c.example/x", page(0.5, signature=SIG_B)), ("http://c.example/y", page(0.5, T0 - 1, SIG_B)),
+    ("http://c.example/z", page(3.0, signature=SIG_B, status=NOTMODIFIED)),
+    ("http://d.example/", page(1.0, status=DUP)), ("http://e.example/", page(1.0, signature=None)),
+]
+
+
+def test_dedup_on_s3_equals_dedup_on_a_local_path(cli, s3: S3Server, tmp_path: Path) -> None:
+    d = [f"-D{x}" for x in s3.defines]
+    uri = f"s3://{s3.bucket()}/crawl/crawldb"
+    local = write_crawldb(tmp_path / "crawl" / "crawldb", FETCHED_PAGES)
+    write_crawldb(Location.parse(uri, load_settings(overrides=s3.defines)), FETCHED_PAGES)  # type: ignore[arg-type]
+    runs = [(["-group", "host", "-compareOrder", "score,fetchTime,httpsOverHttp,urlLength"], "4", "1"),
+            ([], "1", "5")]  # a.example/2, http://b.example/1 (its https twin), c.example/x and /y; then a.example/1
+    for n, (options, marked, before) in enumerate(runs):
+        out = {}
+        for crawldb in (local, uri):
+            result = cli("dedup", crawldb, *options, *d)
+            assert result.code == 0, result.err
+            out[str(crawldb)] = [line for line in result.out.splitlines() if "finished in" not in line]
+        assert out[uri] == out[str(local)]
+        assert (f"Deduplication: {marked} documents marked as duplicates; {before} already db_duplicate "
+                "(left as they are)") in out[uri]
+        assert dump(cli, d, uri, tmp_path / f"r{n}") == dump(cli, d, local, tmp_path / f"l{n}")
+    again = cli("dedup", uri, *d)
+    assert again.code == 0 and "crawldb unchanged" in again.out  # nothing new: no version written
 
