@@ -1,5 +1,6 @@
 """More commands on tables addressed by URI (issue 7): generate and dedup with their crawldb on
-``s3://`` (a real S3 server on loopback) give what they give on a local path; segments stay local."""
+``s3://`` (a real S3 server on loopback), invertlinks, readlinkdb and mergelinkdb with their linkdb
+there, give what they give on a local path; segments stay local."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .conftest import write_lines
 from .s3_server import S3Server, s3_server
 from .test_cli_s3 import dump
 from .test_dedup import DUP, NOTMODIFIED, SIG_B, T0, page, write_crawldb
+from .test_linkdb import A, B, C, write_parse_data
 
 SCORED = [f"http://h{i % 5}.example/p{i}\tnutch.score={i % 3}" for i in range(40)] + ["http://x.example/a.gif"]
 """Seeds with many equal scores on several hosts: ties are broken by URL, whatever the store."""
@@ -118,3 +120,57 @@ def test_dedup_on_s3_equals_dedup_on_a_local_path(cli, s3: S3Server, tmp_path: P
     again = cli("dedup", uri, *d)
     assert again.code == 0 and "crawldb unchanged" in again.out  # nothing new: no version written
 
+
+def link_dump(cli, defines: list[str], linkdb: str | Path, out: Path, *args: str) -> str:
+    result = cli("readlinkdb", linkdb, "-dump", out, *args, *defines)
+    assert result.code == 0, result.err
+    return "".join(f.read_text() for f in sorted(out.iterdir()))
+
+
+def test_linkdb_commands_on_s3_equal_the_same_on_a_local_path(cli, s3: S3Server, tmp_path: Path) -> None:
+    d = [f"-D{x}" for x in [*s3.defines, "store.parts=3"]]
+    bucket = s3.bucket()
+    remote, local = f"s3://{bucket}/crawl/linkdb", tmp_path / "crawl" / "linkdb"
+    segments = tmp_path / "crawl" / "segments"
+    first = write_parse_data(segments, "20260101000000", [
+        (A, [(B, "to b"), (C, "to c"), (A + "self", "internal")]), (C, [(B, "also b")])], parts=2)
+    second = write_parse_data(segments, "20260102000000", [
+        (A, [(B, "new anchor")]), (B, [(C, "b to c"), ("http://d.example/page", "to d")])])
+    for segment in (first, second):  # the second merges with the linkdb read back from S3
+        out = {}
+        for linkdb in (local, remote):
+            result = cli("invertlinks", linkdb, segment, *d)
+            assert result.code == 0, result.err
+            out[str(linkdb)] = [line for line in result.out.splitlines() if "finished in" not in line]
+        assert out[remote] == out[str(local)]
+        name = segment.name
+        assert link_dump(cli, d, remote, tmp_path / f"r{name}") == link_dump(cli, d, local, tmp_path / f"l{name}")
+    text = link_dump(cli, d, remote, tmp_path / "json", "-format", "json")
+    assert text.count("\n") == 3 and "internal" not in text  # B, C and d.example; the self link is internal
+    found = cli("readlinkdb", remote, "-url", B, *d)
+    assert found.code == 0 and found.out == f" fromUrl: {A} anchor: new anchor\n fromUrl: {C} anchor: also b\n"
+    assert cli("readlinkdb", remote, "-url", "http://nowhere.example/", *d).code == 1
+
+    # mergelinkdb of a local and an S3 linkdb, into S3 and into a local directory: the same table
+    other = tmp_path / "other" / "linkdb"
+    assert cli("invertlinks", other, write_parse_data(tmp_path / "other" / "segments", "20260103000000", [
+        ("http://e.example/", [(B, "from e"), (C + "?x=1", "filtered")])]), "-noFilter", *d).code == 0
+    merged = {}
+    for out_table in (f"s3://{bucket}/merged/linkdb", tmp_path / "merged" / "linkdb"):
+        result = cli("mergelinkdb", out_table, remote, other, "-filter", *d)
+        assert result.code == 0, result.err
+        merged[str(out_table)] = link_dump(cli, d, out_table, tmp_path / f"m{len(merged)}")
+    assert merged[f"s3://{bucket}/merged/linkdb"] == merged[str(tmp_path / "merged" / "linkdb")]
+    assert "fromUrl: http://e.example/ anchor: from e" in merged[str(tmp_path / "merged" / "linkdb")]
+    assert "?x=1" not in merged[str(tmp_path / "merged" / "linkdb")]  # -filter: Nutch's default URL filters
+
+
+def test_linkdb_uris_bad_input_is_a_usage_error(cli, s3: S3Server, tmp_path: Path) -> None:
+    d = [f"-D{x}" for x in s3.defines]
+    bucket = s3.bucket()
+    missing = cli("readlinkdb", f"s3://{bucket}/none/linkdb", "-url", B, *d)
+    assert missing.code == 2 and "no CURRENT pointer" in missing.err
+    remote_segment = cli("invertlinks", f"s3://{bucket}/crawl/linkdb", f"s3://{bucket}/segments/1", *d)
+    assert remote_segment.code == 2 and "must be a local path" in remote_segment.err
+    absent = cli("mergelinkdb", f"s3://{bucket}/merged/linkdb", f"s3://{bucket}/absent/linkdb", *d)
+    assert absent.code == 2 and "no CURRENT pointer" in absent.err
