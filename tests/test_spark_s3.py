@@ -1,5 +1,6 @@
 """The Spark engine writes a crawldb on ``s3://`` (issue 7): reduce tasks receive the staging
-location as a picklable URI and write their parts there; the result equals the local engine's."""
+location as a picklable URI and write their parts there; the result equals the local engine's.
+Generate on an S3 crawldb: executors write the candidate table beside it."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ if shutil.which("java") is None:
     pytest.skip("Spark needs a Java 17+ runtime (scripts/_venv.sh installs one)", allow_module_level=True)
 
 from gossamer.core.settings import load_settings  # noqa: E402
+from gossamer.crawl.generate import GenerateOptions, generate  # noqa: E402
 from gossamer.crawl.inject import inject  # noqa: E402
+from gossamer.crawl.inject_job import InjectOptions  # noqa: E402
 from gossamer.store import open_live  # noqa: E402
+from gossamer.store.install_remote import read_pointer  # noqa: E402
 from gossamer.store.location import Location  # noqa: E402
 
 from .conftest import ENV_KEEP, write_lines  # noqa: E402
@@ -66,3 +70,37 @@ def test_spark_injects_into_an_s3_crawldb(s3: S3Server, tmp_path: Path) -> None:
     assert "Total urls in CrawlDb: 201" in again.stdout
     stats = spark_cli("readdb", uri, "-stats", *defines)
     assert "TOTAL urls:\t201" in stats.stdout
+
+
+def test_spark_generates_from_an_s3_crawldb(s3: S3Server, tmp_path: Path) -> None:
+    """Executors write the candidate parts beside the crawldb on S3; the fetch lists and the marked
+    crawldb equal those of the local engine on a local path."""
+    from .test_crawl_s3 import SCORED, fetch_lists
+
+    seeds = write_lines(tmp_path / "seeds.txt", SCORED)
+    common = [*s3.defines, "store.parts=3", "generate.update.crawldb=true", "generate.max.count=3"]
+    uri = f"s3://{s3.bucket()}/crawl/crawldb"
+    local = tmp_path / "crawl" / "crawldb"
+    for crawldb in (uri, local):
+        inject(crawldb, seeds, load_settings(overrides=[*common, "engine=local"]), InjectOptions(filter=False))
+    options = ["-topN", "7", "-maxNumSegments", "2", "-numFetchers", "2"]
+    result = spark_cli("generate", uri, tmp_path / "spark", *options, *[f"-D{x}" for x in common],
+                       "-Dspark.master=local[2]")
+    assert result.returncode == 0, result.stderr
+    assert "candidates due: 41, rejected by filters: 1" in result.stdout
+    generate(local, tmp_path / "local", load_settings(overrides=[*common, "engine=local"]),
+             GenerateOptions(top_n=7, num_fetchers=2, max_num_segments=2))
+    assert fetch_lists(tmp_path / "spark") == fetch_lists(tmp_path / "local")
+    marked = [(url, status, "_ngt_" in meta) for url, status, meta in marks(Location.parse(
+        uri, load_settings(overrides=common)))]
+    assert marked == [(url, status, "_ngt_" in meta) for url, status, meta in marks(local)]
+    assert sum(flag for _, _, flag in marked) == 14
+    table = Location.parse(uri, load_settings(overrides=common))
+    versions = {info.base_name for info in table.list() if info.base_name.startswith(("v-", "tmp-"))}
+    assert versions == {name for name in (read_pointer(table) or {}).values() if name}  # no staging left
+
+
+def marks(crawldb: Path | Location) -> list[tuple[str, int, dict[str, str]]]:
+    with open_live(crawldb) as version:
+        return [(r["url"], r["status"], dict(r["metadata"] or []))
+                for b in version.iter_batches() for r in b.to_pylist()]

@@ -105,6 +105,38 @@ def table_argument(text: str) -> tuple[Path | Location, Settings]:
         fail(str(exc))
 
 
+def local_path_argument(text: str, what: str) -> Path:
+    """A command-line path that must be local (segments …); a URI (``s3://…``) exits 2 saying so.
+
+    ``file://`` URIs are accepted as the local paths they name.
+    """
+    from gossamer.store.location import is_uri, local_or_remote
+
+    if is_uri(text):
+        fail(f"{text}: {what} must be a local path (only crawldb and linkdb tables may be URIs)")
+    try:
+        path = local_or_remote(text)
+    except ValueError as exc:
+        fail(str(exc))
+    assert isinstance(path, Path)
+    return path
+
+
+def segment_arguments(segments: list[str] | None, segments_dir: str | None) -> list[Path]:
+    """The segments named on the command line plus every segment in ``-dir`` (oldest first).
+
+    All must be local paths; exits 2 for a URI or when no segment is given at all.
+    """
+    from gossamer.crawl.segments import list_segments
+
+    chosen = [local_path_argument(segment, "a segment") for segment in segments or []]
+    if segments_dir is not None:
+        chosen += list_segments(local_path_argument(segments_dir, "the segments directory"))
+    if not chosen:
+        fail("give segment directories or -dir <segments_dir>")
+    return chosen
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn expected failures (bad input, locked table, missing file, unreachable storage) into clean exit-2 errors."""

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import err_console, job_progress, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import err_console, job_progress, table_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.dedup import DedupReport
 
 
 def dedup_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
     group: Annotated[str, typer.Option("-group", "--group",
                                        help="duplicates must also share: none, host or domain")] = "none",
     compare_order: Annotated[str, typer.Option(
@@ -30,6 +28,8 @@ def dedup_command(
       gossamer dedup crawl/crawldb
 
       gossamer dedup crawl/crawldb -group host -compareOrder score,fetchTime,httpsOverHttp,urlLength
+
+      gossamer dedup s3://bucket/crawl/crawldb -D fs.s3.endpoint=http://127.0.0.1:9000
     """
     from gossamer.crawl.dedup import dedup
     from gossamer.crawl.dedup_select import check_group, parse_compare_order
@@ -37,9 +37,9 @@ def dedup_command(
     with user_errors():
         order = parse_compare_order(compare_order)
         check_group(group)
-    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    place, settings = table_argument(crawldb)
     with user_errors(), job_progress("dedup") as progress:
-        report = dedup(crawldb, settings, group, order, progress)
+        report = dedup(place, settings, group, order, progress)
     print_dedup_report(report)
 
 

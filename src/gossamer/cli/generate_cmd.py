@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import EXIT_NOTHING, local_path_argument, table_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.generate import GenerateReport
 
 
 def generate_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory")],
-    segments_dir: Annotated[Path, typer.Argument(help="directory of segments (a new one is created in it)")],
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
+    segments_dir: Annotated[str, typer.Argument(help="local directory of segments (a new one is created in it)")],
     top_n: Annotated[int | None, typer.Option("-topN", "--top-n", help="URLs per segment")] = None,
     num_fetchers: Annotated[int, typer.Option("-numFetchers", "--num-fetchers",
                                               help="fetch partitions (one host is in one partition)")] = 1,
@@ -36,13 +34,16 @@ def generate_command(
       gossamer generate crawl/crawldb crawl/segments -topN 1000
 
       gossamer generate crawl/crawldb crawl/segments -topN 50000 -numFetchers 2 -D generate.max.count=100
+
+      gossamer generate s3://bucket/crawl/crawldb crawl/segments -topN 1000
     """
     from gossamer.crawl.generate import GenerateOptions, generate
 
-    settings = settings_for(CrawlLayout.of_table(crawldb).root)
+    place, settings = table_argument(crawldb)
+    segments = local_path_argument(segments_dir, "the segments directory")
     options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
     with user_errors():
-        report = generate(crawldb, segments_dir, settings, options)
+        report = generate(place, segments, settings, options)
     if not print_generate_report(report):
         raise typer.Exit(EXIT_NOTHING)
 

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, fail, job_progress, print_errors, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import (
+    EXIT_NOTHING,
+    fail,
+    job_progress,
+    local_path_argument,
+    print_errors,
+    segment_arguments,
+    table_argument,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from gossamer.crawl.linkdb import InvertReport
 
 
 def invertlinks_command(
-    linkdb: Annotated[Path, typer.Argument(help="linkdb directory (e.g. crawl/linkdb)")],
-    segments: Annotated[list[Path] | None, typer.Argument(help="segment directories", show_default=False)] = None,
-    segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="every segment in this directory")]
+    linkdb: Annotated[str, typer.Argument(help="linkdb directory or URI (crawl/linkdb, s3://bucket/crawl/linkdb)")],
+    segments: Annotated[list[str] | None, typer.Argument(help="local segment directories", show_default=False)]
+    = None,
+    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this local directory")]
     = None,
     no_normalize: Annotated[bool, typer.Option("-noNormalize", "-nonormalize", "--no-normalize",
                                                help="skip URL normalizers")] = False,
@@ -35,24 +43,21 @@ def invertlinks_command(
       gossamer invertlinks crawl/linkdb -dir crawl/segments
 
       gossamer invertlinks crawl/linkdb crawl/segments/20261122103000 -noNormalize -noFilter
+
+      gossamer invertlinks s3://bucket/crawl/linkdb -dir crawl/segments
     """
     from gossamer.crawl.linkdb import invert_links
-    from gossamer.crawl.segments import list_segments
 
-    chosen = list(segments or [])
-    if segments_dir is not None:
-        chosen += list_segments(segments_dir)
-    if not chosen:
-        fail("give segment directories or -dir <segments_dir>")
-    settings = settings_for(CrawlLayout.of_table(linkdb).root)
+    chosen = segment_arguments(segments, segments_dir)
+    place, settings = table_argument(linkdb)
     with user_errors(), job_progress("invertlinks") as progress:
-        report = invert_links(linkdb, chosen, settings, not no_normalize, not no_filter, progress)
+        report = invert_links(place, chosen, settings, not no_normalize, not no_filter, progress)
     _print_report("LinkDb", report)
 
 
 def mergelinkdb_command(
-    out: Annotated[Path, typer.Argument(help="output linkdb directory")],
-    linkdbs: Annotated[list[Path], typer.Argument(help="linkdb directories to merge, in order")],
+    out: Annotated[str, typer.Argument(help="output linkdb directory or URI")],
+    linkdbs: Annotated[list[str], typer.Argument(help="linkdbs to merge (directories or URIs), in order")],
     normalize: Annotated[bool, typer.Option("-normalize", "--normalize", help="apply URL normalizers")] = False,
     url_filter: Annotated[bool, typer.Option("-filter", "--filter", help="apply URL filters")] = False,
 ) -> None:
@@ -61,12 +66,14 @@ def mergelinkdb_command(
     Examples:
 
       gossamer mergelinkdb merged/linkdb crawl1/linkdb crawl2/linkdb -filter
+
+      gossamer mergelinkdb s3://bucket/crawl/linkdb crawl/linkdb s3://bucket/crawl/linkdb
     """
     from gossamer.crawl.linkdb import merge_linkdbs
 
-    settings = settings_for(CrawlLayout.of_table(out).root)
+    place, settings = table_argument(out)
     with user_errors(), job_progress("mergelinkdb") as progress:
-        report = merge_linkdbs(out, linkdbs, settings, normalize, url_filter, progress)
+        report = merge_linkdbs(place, linkdbs, settings, normalize, url_filter, progress)
     _print_report("LinkDbMerger", report)
 
 
@@ -93,9 +100,9 @@ def _print_report(title: str, report: InvertReport) -> None:
 
 
 def readlinkdb_command(
-    linkdb: Annotated[Path, typer.Argument(help="linkdb directory")],
-    dump_dir: Annotated[Path | None, typer.Option("-dump", "--dump", help="dump every URL into this directory")]
-    = None,
+    linkdb: Annotated[str, typer.Argument(help="linkdb directory or URI (crawl/linkdb, s3://bucket/crawl/linkdb)")],
+    dump_dir: Annotated[str | None, typer.Option("-dump", "--dump",
+                                                 help="dump every URL into this local directory")] = None,
     regex: Annotated[str | None, typer.Option("-regex", "--regex", help="dump only URLs matching this")] = None,
     fmt: Annotated[str, typer.Option("-format", "--format", help="dump format: normal or json")] = "normal",
     url: Annotated[str | None, typer.Option("-url", "--url", help="print the inlinks of one URL")] = None,
@@ -107,6 +114,8 @@ def readlinkdb_command(
       gossamer readlinkdb crawl/linkdb -dump out -regex 'https://example\\.org/.*'
 
       gossamer readlinkdb crawl/linkdb -url https://example.org/
+
+      gossamer readlinkdb s3://bucket/crawl/linkdb -dump out
     """
     from gossamer.crawl.linkdb_read import NOT_FOUND, dump_linkdb, format_inlink
     from gossamer.store import open_live
@@ -114,10 +123,11 @@ def readlinkdb_command(
 
     if (dump_dir is None) == (url is None):
         fail("choose one of -dump <out_dir>, -url <url>")
-    settings_for(CrawlLayout.of_table(linkdb).root)  # validates -D settings and the crawl's config
-    with user_errors(), open_live(linkdb) as version:
-        if dump_dir is not None:
-            count = dump_linkdb(version, dump_dir, fmt, regex)
+    place, _ = table_argument(linkdb)  # also validates -D settings and the crawl's config
+    out = local_path_argument(dump_dir, "the dump directory") if dump_dir is not None else None
+    with user_errors(), open_live(place) as version:
+        if out is not None:
+            count = dump_linkdb(version, out, fmt, regex)
             typer.echo(f"LinkDb dump: {count} URLs written to {dump_dir}")
             return
         assert url is not None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, table_argument, user_errors
+from gossamer.cli.common import job_progress, print_errors, segment_arguments, table_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.updatedb import UpdateReport
@@ -15,8 +14,9 @@ if TYPE_CHECKING:
 
 def updatedb_command(
     crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
-    segments: Annotated[list[Path] | None, typer.Argument(help="segment directories", show_default=False)] = None,
-    segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="every segment in this directory")]
+    segments: Annotated[list[str] | None, typer.Argument(help="local segment directories", show_default=False)]
+    = None,
+    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this local directory")]
     = None,
     no_additions: Annotated[bool, typer.Option("-noAdditions", "--no-additions",
                                                help="only update URLs already in the crawldb")] = False,
@@ -32,14 +32,9 @@ def updatedb_command(
 
       gossamer updatedb crawl/crawldb -dir crawl/segments -noAdditions
     """
-    from gossamer.crawl.segments import list_segments
     from gossamer.crawl.updatedb import UpdateOptions, updatedb
 
-    chosen = list(segments or [])
-    if segments_dir is not None:
-        chosen += list_segments(segments_dir)
-    if not chosen:
-        fail("give segment directories or -dir <segments_dir>")
+    chosen = segment_arguments(segments, segments_dir)
     place, settings = table_argument(crawldb)
     with user_errors(), job_progress("updatedb") as progress:
         report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),

@@ -16,6 +16,12 @@ Rows that are already ``db_duplicate`` are not candidates and stay as they are,
 even when the page they duplicated is gone (as in Nutch: a later fetch and
 ``updatedb`` make such a row ``db_fetched`` again, and the next ``dedup`` judges it
 anew).
+
+The crawldb may live on any filesystem a :class:`~gossamer.store.location.Location`
+reaches (``s3://`` …).  Both steps stage their intermediate data (the duplicate URLs
+found, the per-part lists the mark job reads) inside the crawldb's directory, where
+every executor of a cluster can reach them; they are removed when the run ends, and
+a crash leaves them to the next writer's recovery.
 """
 
 from __future__ import annotations
@@ -33,10 +39,11 @@ import pyarrow.compute as pc
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.dedup_select import DEFAULT_COMPARE_ORDER, check_group, find_duplicates, parse_compare_order
-from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.crawl.tablejob import TableJobRun, run_table_job, table_lock
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
-from gossamer.store import TableLock, discard, new_staging_dir, open_live, recover
+from gossamer.store import discard, new_staging_dir, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.partitioning import part_of_url, parts_of_urls
 
 _DUPLICATE = pa.scalar(int(CrawlStatus.DB_DUPLICATE), pa.uint8())
@@ -79,19 +86,19 @@ class _SortedStrings:
         return self._array[index].as_py()
 
 
-def duplicate_list_path(directory: Path, part: int) -> Path:
-    """The file listing part ``part``'s duplicate URLs."""
-    return directory / f"duplicates-{part:05d}.arrow"
+def duplicate_list_path(directory: Path | Location | str, part: int) -> Location:
+    """The file listing part ``part``'s duplicate URLs (a :class:`Location`, local ones too)."""
+    return Location.parse(directory) / f"duplicates-{part:05d}.arrow"
 
 
 class MarkDuplicates:
     """Reduce: every crawldb row unchanged, except ``status`` = db_duplicate for the listed URLs.
 
-    ``dup_dir`` holds a :func:`duplicate_list_path` file per crawldb part with duplicates: one
-    string column of that part's duplicate URLs, sorted.  A reduce batch holds
-    rows of one part (found from its first URL's host), sorted by URL, so only
-    the slice of that part's list between the batch's first and last URL (found by
-    binary search) is matched against it.
+    ``dup_dir`` (a local path or a Location's URI) holds a :func:`duplicate_list_path`
+    file per crawldb part with duplicates: one string column of that part's duplicate
+    URLs, sorted.  A reduce batch holds rows of one part (found from its first URL's
+    host), sorted by URL, so only the slice of that part's list between the batch's
+    first and last URL (found by binary search) is matched against it.
     """
 
     def __init__(self, dup_dir: str, parts: int) -> None:
@@ -104,9 +111,9 @@ class MarkDuplicates:
 
     def _duplicates_of(self, part: int) -> pa.Array:
         if self._loaded is None or self._loaded[0] != part:
-            path = duplicate_list_path(Path(self.dup_dir), part)
-            if path.is_file():
-                with pa.OSFile(str(path), "rb") as source:
+            place = duplicate_list_path(self.dup_dir, part)
+            if place.is_file():
+                with place.open_input() as source:
                     array = pa.ipc.open_file(source).read_all().column(0).combine_chunks()
             else:
                 array = pa.array([], pa.string())
@@ -131,23 +138,25 @@ class MarkDuplicates:
         yield pa.RecordBatch.from_arrays(columns, schema=CRAWLDB_SCHEMA)
 
 
-def write_duplicate_lists(urls: pa.Array, parts: int, directory: Path) -> None:
-    """Write ``urls`` as one sorted list per crawldb part, in Arrow IPC files (parts without any: no file)."""
+def write_duplicate_lists(urls: pa.Array, parts: int, directory: Path | Location | str) -> None:
+    """Write ``urls`` as one sorted list per crawldb part, in Arrow IPC files (parts without any: no file).
+
+    ``directory`` exists (a staging directory); on an object store each file appears whole when written.
+    """
     table = pa.table({"part": parts_of_urls(urls, parts), "url": urls})
     table = table.take(pc.sort_indices(table, sort_keys=[("part", "ascending"), ("url", "ascending")]))
     offset = 0
     for entry in sorted(pc.value_counts(table.column("part")).to_pylist(), key=lambda e: e["values"]):
         part, count = entry["values"], entry["counts"]
-        path = duplicate_list_path(directory, part)
         piece = table.slice(offset, count).select(["url"])
-        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, piece.schema) as writer:
+        with duplicate_list_path(directory, part).open_output() as sink, pa.ipc.new_file(sink, piece.schema) as writer:
             writer.write_table(piece)
         offset += count
 
 
-def dedup(crawldb_dir: Path, settings: Settings, group: str = "none",
+def dedup(crawldb_dir: Path | Location | str, settings: Settings, group: str = "none",
           compare_order: Sequence[str] = DEFAULT_COMPARE_ORDER, progress: ProgressFn | None = None) -> DedupReport:
-    """Mark duplicates in the crawldb at ``crawldb_dir`` (see the module docstring).
+    """Mark duplicates in the crawldb at ``crawldb_dir``, a path or a URI (see the module docstring).
 
     ``group``: ``none``, ``host`` or ``domain``; ``compare_order``: criteria names
     (:data:`~gossamer.crawl.dedup_select.CRITERIA`), which must include score,
@@ -158,8 +167,9 @@ def dedup(crawldb_dir: Path, settings: Settings, group: str = "none",
     order = parse_compare_order(compare_order)
     report = DedupReport(check_group(group), order)
     started = time.monotonic()
+    crawldb_dir = local_or_remote(crawldb_dir, settings)
     open_live(crawldb_dir).close()  # no crawldb: fail before the lock creates the directory
-    with TableLock(crawldb_dir, settings.get_float("store.lock.wait.seconds")) as lock:
+    with table_lock(crawldb_dir, settings) as lock:
         report.recovered = recover(crawldb_dir)
         if lock.stale is not None:
             report.recovered.insert(0, f"took over the stale lock of {lock.stale.describe()}, which is gone")
@@ -172,7 +182,7 @@ def dedup(crawldb_dir: Path, settings: Settings, group: str = "none",
         report.candidates, report.groups = found.candidates, found.groups
         report.previous_duplicates, report.total_urls = found.previous, found.total
         if len(found.urls):
-            lists: list[Path] = []
+            lists: list[Path | Location] = []
 
             def build(run: TableJobRun) -> Job:
                 assert run.existing is not None

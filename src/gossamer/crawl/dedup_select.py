@@ -27,14 +27,14 @@ from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.engine import Input, Job, TableSource, TaskContext, run_job
 from gossamer.plugins.support.domains import domain_of
+from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
-from gossamer.store.table import TableVersion, part_name
+from gossamer.store.table import TableVersion, part_name, read_parquet_file
 
 GROUP_MODES = ("none", "host", "domain")
 CRITERIA = ("score", "fetchTime", "httpsOverHttp", "urlLength")
@@ -241,14 +241,18 @@ class FoldGroups:
 
 
 def find_duplicates(version: TableVersion, settings: Settings, group: str, order: Sequence[str],
-                    work_dir: Path) -> Duplicates:
-    """Run the first job over a crawldb version (module docstring), its output written into ``work_dir``."""
+                    work_dir: Path | Location) -> Duplicates:
+    """Run the first job over a crawldb version (module docstring), its output written into ``work_dir``.
+
+    ``work_dir`` is a staging directory of the crawldb, on whatever filesystem the
+    crawldb lives (on a cluster the reduce tasks write it); its parts are read back here.
+    """
     job = Job("dedup-find", [Input(TableSource(str(version.directory)), GroupMembers(group))], MEMBER_SCHEMA,
               FoldGroups(tuple(order)), DUPLICATE_SCHEMA, version.parts, key="gkey",
               partitioner=KEY_PARTITIONER_NAME)
     result = run_job(job, work_dir, settings)
     counts = result.counters
-    urls = [pq.read_table(work_dir / part_name(i)).column("url") for i in range(job.parts)]
+    urls = [read_parquet_file(work_dir / part_name(i), ["url"]).column("url") for i in range(job.parts)]
     chunks = [chunk for column in urls for chunk in column.chunks]
     return Duplicates(pa.concat_arrays(chunks) if chunks else pa.array([], pa.string()), counts["candidates"],
                       counts["groups"], counts["previous"], counts["total"])

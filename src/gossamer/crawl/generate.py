@@ -8,6 +8,11 @@ segment ``segments/<yyyyMMddHHmmss>/crawl_generate`` split into
 crawldb too (rewritten atomically), so a second generate within
 ``crawl.gen.delay`` does not select them again.  Nothing due → no segment and
 :attr:`GenerateReport.segments` is empty (the command exits with 1).
+
+The crawldb may live on any filesystem a :class:`~gossamer.store.location.Location`
+reaches (``s3://`` …): the candidate table is staged beside it, where every executor
+of a cluster can write it (see :mod:`gossamer.crawl.generate_select`).  Segments are
+written to a local path.
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ from gossamer.core.datum import META_GENERATE_TIME, now_millis
 from gossamer.core.settings import Settings
 from gossamer.crawl.generate_select import SelectOptions, select
 from gossamer.crawl.segments import SegmentWriter, new_segment_name, partition_key_function
-from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.crawl.tablejob import TableJobRun, run_table_job, table_lock
 from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.store import TableLock, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
+from gossamer.store.location import Location, local_or_remote
 
 
 @dataclass(frozen=True)
@@ -53,17 +59,23 @@ class GenerateReport:
     seconds: float = 0.0
 
 
-def generate(crawldb: Path, segments_dir: Path, settings: Settings,
+def generate(crawldb: Path | Location | str, segments_dir: Path, settings: Settings,
              options: GenerateOptions | None = None) -> GenerateReport:
-    """Generate up to ``max_num_segments`` fetch lists; see the module docstring."""
+    """Generate up to ``max_num_segments`` fetch lists from ``crawldb`` (a path or a URI) into ``segments_dir``.
+
+    See the module docstring.  Raises :class:`~gossamer.store.TableError` without a
+    crawldb and :class:`~gossamer.store.LockedError` when another writer holds it.
+    """
     options = options or GenerateOptions()
+    crawldb = local_or_remote(crawldb, settings)
     if options.num_fetchers < 1 or options.max_num_segments < 1:
         raise ValueError("-numFetchers and -maxNumSegments must be at least 1")
     started = time.monotonic()
     now = now_millis()
     cur_time = now + int(options.add_days * 86_400_000)
     report = GenerateReport()
-    with TableLock(crawldb, settings.get_float("store.lock.wait.seconds")) as lock:
+    open_live(crawldb).close()  # no crawldb: fail before the lock creates one
+    with table_lock(crawldb, settings) as lock:
         recover(crawldb)
         with open_live(crawldb) as version:
             selection = select(crawldb, version, settings, SelectOptions(
@@ -117,7 +129,7 @@ def _pass_through(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.Record
     yield batch.select(CRAWLDB_SCHEMA.names)
 
 
-def _mark_generated(crawldb: Path, settings: Settings, urls: list[str], generate_time: str,
+def _mark_generated(crawldb: Path | Location, settings: Settings, urls: list[str], generate_time: str,
                     lock: TableLock) -> None:
     def build(run: TableJobRun) -> Job:
         assert run.existing is not None

@@ -11,6 +11,15 @@ result never depends on the engine, the part count or timing) and a streaming pa
 deals them into up to ``-maxNumSegments`` segments of ``-topN`` URLs, at most
 ``generate.max.count`` per host or domain (``generate.count.mode``) and segment,
 exactly as Nutch's reducer does.  It stops as soon as every segment is full.
+
+The candidate table is staged inside the crawldb's own directory (a ``tmp-*``
+directory, or an unnamed ``v-*`` prefix on an object store), never in a local
+temporary directory: on a cluster the executors write its parts, so it must be
+where they can all write — which the crawldb's store is, by definition.  The
+crawldb's lock is held throughout, a crash leaves it to the next writer's
+recovery, and it is small (cut to what the dealing can use).  DuckDB reads local
+parts itself and parts on another filesystem (``s3://`` …) as a pyarrow dataset:
+the same rows, sorted by the same ``ORDER BY``, so the selection is identical.
 """
 
 from __future__ import annotations
@@ -27,10 +36,11 @@ from gossamer.core.datum import META_GENERATE_TIME, CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import status_by_name
 from gossamer.crawl.generate_job import CANDIDATE_SCHEMA, COUNT_KEY, ORDER_KEY, DueRule, KeepFirst, SelectCandidates
-from gossamer.crawl.readdb_stats import connect
+from gossamer.crawl.readdb_stats import connect, parts_relation
 from gossamer.engine import Input, Job, TableSource, run_job
 from gossamer.store import discard, new_staging_dir
 from gossamer.store.crawldb_schema import batch_to_datums
+from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
 from gossamer.store.table import TableVersion, part_name
 
@@ -83,22 +93,22 @@ def candidate_job(version: TableVersion, settings: Settings, opts: SelectOptions
                partition_by=COUNT_KEY if counted else "url")
 
 
-def _candidates(crawldb: Path, version: TableVersion, settings: Settings, opts: SelectOptions,
+def _candidates(crawldb: Path | Location, version: TableVersion, settings: Settings, opts: SelectOptions,
                 counters: dict[str, int]) -> Iterator[pa.RecordBatch]:
     staging = new_staging_dir(crawldb)
     try:
         job = candidate_job(version, settings, opts)
         result = run_job(job, staging, settings)
         counters.update(result.counters)
-        files = ", ".join("'" + str(staging / part_name(i)).replace("'", "''") + "'" for i in range(job.parts))
         con = connect(settings.get_int("engine.memory.budget.mb"))
-        query = f"SELECT * EXCLUDE ({ORDER_KEY}) FROM read_parquet([{files}]) ORDER BY score DESC, url"
+        source = parts_relation(con, staging, [part_name(i) for i in range(job.parts)])
+        query = f"SELECT * EXCLUDE ({ORDER_KEY}) FROM {source} ORDER BY score DESC, url"
         yield from con.sql(query).to_arrow_reader(8192)
     finally:
         discard(staging)
 
 
-def select(crawldb: Path, version: TableVersion, settings: Settings, opts: SelectOptions) -> Selection:
+def select(crawldb: Path | Location, version: TableVersion, settings: Settings, opts: SelectOptions) -> Selection:
     """Run the selection (see the module docstring); the candidate table is staged in ``crawldb``."""
     dealer = _Dealer(settings, opts)
     with closing(_candidates(crawldb, version, settings, opts, dealer.selection.counters)) as batches:

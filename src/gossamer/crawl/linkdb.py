@@ -14,6 +14,10 @@ per source URL (a later one replaces the anchor of an earlier one in place) and 
 most ``linkdb.max.inlinks``: a new source beyond the cap is dropped.  The new
 version is installed atomically under the table lock, so a failed or killed job
 leaves the previous linkdb as it was.
+
+A linkdb may live on any filesystem a :class:`~gossamer.store.location.Location`
+reaches (a path, ``s3://`` …, given as a string with the settings that say how to
+reach it); segments are local paths.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from gossamer.core.settings import Settings
 from gossamer.crawl.linkdb_logic import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
 from gossamer.engine import Input, Job, ProgressFn, TableSource
-from gossamer.store.install import live_version_dir
+from gossamer.store.install import Place, live_version_dir, open_live
 from gossamer.store.linkdb_schema import LINKDB_SCHEMA, batch_to_rows
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableError, TableVersion
 
 KIND = "linkdb"
@@ -83,7 +88,7 @@ def _segment_inputs(segment_dirs: Sequence[Path], normalize: bool, filter: bool,
     return inputs
 
 
-def invert_links(linkdb_dir: Path, segment_dirs: Sequence[Path], settings: Settings, normalize: bool = True,
+def invert_links(linkdb_dir: Place, segment_dirs: Sequence[Path], settings: Settings, normalize: bool = True,
                  filter: bool = True, progress: ProgressFn | None = None) -> InvertReport:
     """Add the outlinks of ``segment_dirs`` to the linkdb at ``linkdb_dir`` as inlinks (see the module docstring).
 
@@ -118,7 +123,7 @@ def invert_links(linkdb_dir: Path, segment_dirs: Sequence[Path], settings: Setti
     return _run(linkdb_dir, settings, build, progress, report, started)
 
 
-def merge_linkdbs(out_dir: Path, linkdb_dirs: Sequence[Path], settings: Settings, normalize: bool = False,
+def merge_linkdbs(out_dir: Place, linkdb_dirs: Sequence[Place], settings: Settings, normalize: bool = False,
                   filter: bool = False, progress: ProgressFn | None = None) -> InvertReport:
     """Merge the live versions of ``linkdb_dirs`` into a new version of ``out_dir`` (Nutch's LinkDbMerger).
 
@@ -133,13 +138,10 @@ def merge_linkdbs(out_dir: Path, linkdb_dirs: Sequence[Path], settings: Settings
     report = InvertReport()
     sources = []
     for directory in linkdb_dirs:
-        live = live_version_dir(directory)
-        if live is None:
-            raise TableError(f"no linkdb at {directory} (no current/ directory)")
-        with TableVersion(live) as version:
+        with open_live(local_or_remote(directory, settings)) as version:  # TableError when there is none
             if version.description.kind != KIND:
                 raise TableError(f"{directory} is a {version.description.kind!r} table, not a linkdb")
-        sources.append(TableSource(str(live)))
+            sources.append(TableSource(str(version.directory)))
         report.segments.append(str(directory))
     mapper = LinkDbFilter(normalize, filter) if normalize or filter else None
 
@@ -151,7 +153,7 @@ def merge_linkdbs(out_dir: Path, linkdb_dirs: Sequence[Path], settings: Settings
     return _run(out_dir, settings, build, progress, report, started)
 
 
-def _run(table_dir: Path, settings: Settings, build: Callable[[TableJobRun], Job], progress: ProgressFn | None,
+def _run(table_dir: Place, settings: Settings, build: Callable[[TableJobRun], Job], progress: ProgressFn | None,
          report: InvertReport, started: float) -> InvertReport:
     """Run the job under the table lock, install its output, and fill in ``report``."""
     result, recovered = run_table_job(table_dir, KIND, settings, build, progress)
@@ -163,7 +165,7 @@ def _run(table_dir: Path, settings: Settings, build: Callable[[TableJobRun], Job
     return report
 
 
-def read_inlinks(linkdb_dir: Path, url: str, limit: int | None = None) -> list[Inlink]:
+def read_inlinks(linkdb_dir: Path | Location, url: str, limit: int | None = None) -> list[Inlink]:
     """The inlinks of ``url`` in stored order (at most ``limit``); ``[]`` when the linkdb or the URL is absent.
 
     Reads one row group of one part of the live version (no lock: a version being

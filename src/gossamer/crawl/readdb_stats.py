@@ -6,6 +6,8 @@ larger than memory take seconds.  The text layout follows Nutch's CrawlDbReader.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,8 @@ import duckdb
 
 from gossamer.core.datum import java_date
 from gossamer.core.status import status_name
-from gossamer.store.table import TableError, TableVersion
+from gossamer.store.location import Location
+from gossamer.store.table import TableError, TableVersion, parts_dataset
 
 
 @dataclass
@@ -94,11 +97,32 @@ def parquet_relation(version: TableVersion, con: duckdb.DuckDBPyConnection | Non
     if not isinstance(version.directory, Path):
         if con is None:
             raise TableError(f"{version.location.display()}: this query needs a table on the local filesystem")
-        name = f"table_version_{id(version)}"
-        con.register(name, version.dataset())
-        return name
-    files = ", ".join("'" + version.part_locator(i).replace("'", "''") + "'" for i in range(version.parts))
+        return _register(con, version.dataset())
+    return _read_parquet([version.part_locator(i) for i in range(version.parts)])
+
+
+def parts_relation(con: duckdb.DuckDBPyConnection, directory: Path | Location, files: Sequence[str]) -> str:
+    """SQL table expression over the Parquet ``files`` of ``directory`` (a job's output, say).
+
+    Local files are read by DuckDB itself (``read_parquet``).  Files on another
+    filesystem (``s3://`` …) are scanned as a pyarrow dataset registered on ``con``:
+    DuckDB reaches object stores only through its httpfs extension, which is never
+    downloaded.  Either way the rows are the same, so any ``ORDER BY`` over them is too.
+    """
+    if isinstance(directory, Path):
+        return _read_parquet([str(directory / name) for name in files])
+    return _register(con, parts_dataset(directory, files))
+
+
+def _read_parquet(paths: Sequence[str]) -> str:
+    files = ", ".join("'" + path.replace("'", "''") + "'" for path in paths)
     return f"read_parquet([{files}])"
+
+
+def _register(con: duckdb.DuckDBPyConnection, dataset: object) -> str:
+    name = f"arrow_dataset_{uuid.uuid4().hex[:12]}"
+    con.register(name, dataset)
+    return name
 
 
 def crawldb_stats(

@@ -53,6 +53,16 @@ class TableJobRun:
     parts: int
 
 
+def table_lock(table_dir: Path | Location, settings: Settings) -> TableLock:
+    """The writer lock of ``table_dir`` as the settings configure it (not yet acquired).
+
+    ``store.lock.wait.seconds`` is how long to wait for another writer;
+    ``fs.s3.lock.conditional`` whether an S3 lock is taken by a conditional PUT.
+    """
+    return TableLock(table_dir, settings.get_float("store.lock.wait.seconds"),
+                     conditional=settings.get_bool("fs.s3.lock.conditional"))
+
+
 def run_table_job(
     table_dir: Path | Location | str, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
     progress: ProgressFn | None = None, held_lock: TableLock | None = None,
@@ -65,8 +75,7 @@ def run_table_job(
     :class:`~gossamer.store.LockedError` when another writer holds the table.
     """
     table_dir = local_or_remote(table_dir, settings)
-    lock = held_lock or TableLock(table_dir, settings.get_float("store.lock.wait.seconds"),
-                                  conditional=settings.get_bool("fs.s3.lock.conditional"))
+    lock = held_lock or table_lock(table_dir, settings)
     if held_lock is None:
         lock.acquire()
     try:

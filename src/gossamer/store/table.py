@@ -19,12 +19,13 @@ from __future__ import annotations
 import bisect
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from gossamer.store.location import Location, local_or_remote
@@ -65,6 +66,26 @@ class TableDescription:
         """Parse ``_table.json`` text."""
         data = json.loads(text)
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+def parts_dataset(directory: Path | Location | str, files: Sequence[str]) -> ds.Dataset:
+    """The Parquet ``files`` of ``directory`` (a table version, or a job's output) as one pyarrow dataset.
+
+    Fragments are in the order given; ``directory`` may be local or on any filesystem a
+    :class:`~gossamer.store.location.Location` reaches (read through its pyarrow filesystem).
+    """
+    place = local_or_remote(directory)
+    if isinstance(place, Location):
+        return ds.dataset([(place / name).path for name in files], format="parquet", filesystem=place.fs)
+    return ds.dataset([str(place / name) for name in files], format="parquet")
+
+
+def read_parquet_file(path: Path | Location | str, columns: list[str] | None = None) -> pa.Table:
+    """One whole Parquet file, local or on another filesystem (FileNotFoundError when absent)."""
+    place = local_or_remote(path)
+    if isinstance(place, Location):
+        return pq.read_table(place.path, columns=columns, filesystem=place.fs)
+    return pq.read_table(place, columns=columns)
 
 
 def fsync_path(path: Path) -> None:
@@ -265,13 +286,10 @@ class TableVersion:
             with pq.ParquetFile(self.part_locator(index)) as pf:
                 yield pf
 
-    def dataset(self) -> object:
+    def dataset(self) -> ds.Dataset:
         """The version as one ``pyarrow.dataset`` (what DuckDB scans for a remote table)."""
-        import pyarrow.dataset as ds
-
         if isinstance(self.directory, Location):
-            return ds.dataset([p.path for p in self.part_paths()], format="parquet",  # type: ignore[union-attr]
-                              filesystem=self.directory.fs)
+            return parts_dataset(self.directory, [part_name(i) for i in range(self.parts)])
         return ds.dataset([self.part_locator(i) for i in range(self.parts)], format="parquet")
 
     def schema(self) -> pa.Schema:
