@@ -106,3 +106,12 @@ def test_bad_uris_and_missing_tables_are_usage_errors(cli, s3: S3Server) -> None
     assert missing.code == 2 and "no CURRENT pointer" in missing.err
     down = cli("readdb", "s3://bucket/crawl/crawldb", "-stats", "-Dfs.s3.endpoint=http://127.0.0.1:9")
     assert down.code == 2 and "Could not connect" in down.err and "Traceback" not in down.err
+
+
+def test_readdb_dump_refuses_a_uri_as_its_output(cli, tmp_path) -> None:
+    """A dump goes to a local directory: an s3:// output is a usage error, not a directory named "s3:"."""
+    crawldb = tmp_path / "crawldb"
+    assert cli("inject", crawldb, write_lines(tmp_path / "seeds.txt", ["http://a.example/"])).code == 0
+    result = cli("readdb", crawldb, "-dump", "s3://bucket/out")
+    assert result.code == 2 and "must be a local path" in result.err
+    assert not (tmp_path / "s3:").exists() and not any(p.name == "s3:" for p in Path.cwd().iterdir())

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, table_argument, user_errors
+from gossamer.cli.common import fail, local_path_argument, table_argument, user_errors
 
 
 def readdb_command(
@@ -18,7 +18,7 @@ def readdb_command(
     stats: Annotated[bool, typer.Option("-stats", "--stats", help="print statistics")] = False,
     sort: Annotated[bool, typer.Option("-sort", "--sort", help="with -stats: counts per host")] = False,
     as_json: Annotated[bool, typer.Option("-json", "--json", help="with -stats: print JSON")] = False,
-    dump_dir: Annotated[Path | None, typer.Option("-dump", "--dump", help="dump entries into this directory")]
+    dump_dir: Annotated[str | None, typer.Option("-dump", "--dump", help="dump entries into this local directory")]
     = None,
     fmt: Annotated[str, typer.Option("-format", "--format", help="dump format: normal, csv or json")]
     = "normal",
@@ -62,7 +62,7 @@ def readdb_command(
                 typer.echo(result.to_text(str(crawldb)))
         elif dump_dir is not None:
             flt = DumpFilter.build(status, regex, retry, sample)
-            count = dump(version, dump_dir, fmt, flt)
+            count = dump(version, local_path_argument(dump_dir, "the dump directory"), fmt, flt)
             typer.echo(f"CrawlDb dump: {count} records written to {dump_dir}")
         elif url is not None:
             datum = lookup(version, url)
