@@ -31,8 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.engine import TaskContext
-from gossamer.plugins import PluginRepository, URLChain
-from gossamer.plugins.urlchain import settings_key
+from gossamer.plugins import task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.partitioning import hosts_of
 
@@ -95,11 +94,6 @@ def order_keys(count_keys: pa.Array, scores: pa.Array, urls: pa.Array) -> pa.Arr
                                        urls.cast(pa.binary()), b"\x00")
 
 
-def _chain(ctx: TaskContext, scope: str, normalize: bool, filter: bool) -> URLChain:
-    return ctx.cached(settings_key(ctx.settings, "generate-chain", scope, normalize, filter),
-                      lambda: URLChain(PluginRepository(ctx.settings), scope, normalize=normalize, filter=filter))
-
-
 @dataclass(frozen=True)
 class SelectCandidates:
     """Map: keep the due rows; add ``count_key`` and ``order_key`` (the URL filters run in the reduce)."""
@@ -124,7 +118,7 @@ class SelectCandidates:
     def _count_keys(self, urls: pa.Array, ctx: TaskContext) -> pa.Array:
         """Host (or domain) of every URL after the ``generate_host_count`` normalizers."""
         if self.normalize:
-            chain = _chain(ctx, "generate_host_count", True, False)
+            chain = task_chain(ctx, "generate_host_count", True, False)
             normalized = []
             for url in urls.to_pylist():
                 try:
@@ -160,7 +154,7 @@ class KeepFirst:
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         """Yield the kept rows of ``batch`` (without the engine's columns)."""
         state = ctx.state
-        chain = _chain(ctx, "generate", False, True) if self.filter else None
+        chain = task_chain(ctx, "generate", False, True) if self.filter else None
         group, seen, kept = state.get("group"), state.get("seen", 0), state.get("kept", 0)
         per_group = self.per_group if self.per_group is not None else -1
         per_part = self.per_part if self.per_part is not None else -1

@@ -24,7 +24,7 @@ from gossamer.core.status import CrawlStatus
 from gossamer.core.urls import url_problem
 from gossamer.crawl.seeds import SeedError, is_seed_text, parse_seed_line
 from gossamer.engine import TaskContext
-from gossamer.plugins import PluginRepository, ScoringFilter, URLChain, settings_key
+from gossamer.plugins import PluginRepository, ScoringFilter, settings_key, task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch
 from gossamer.store.partitioning import hosts_of
 
@@ -40,13 +40,6 @@ class InjectOptions:
     filter: bool = True
     normalize: bool = True
     filter_normalize_all: bool = False
-
-
-def _url_chain(ctx: TaskContext, options: InjectOptions) -> URLChain:
-    def build() -> URLChain:
-        return URLChain(PluginRepository(ctx.settings), SCOPE, options.normalize, options.filter)
-
-    return ctx.cached(settings_key(ctx.settings, "inject-chain", options), build)
 
 
 def _scoring(ctx: TaskContext) -> list[ScoringFilter]:
@@ -67,7 +60,7 @@ class SeedMapper:
         schemes = frozenset(settings.get_list("urls.schemes"))
         default_score = settings.get_float("db.score.injected")
         default_interval = settings.get_int("db.fetch.interval.default")
-        chain = _url_chain(ctx, self.options)
+        chain = task_chain(ctx, SCOPE, self.options.normalize, self.options.filter)
         scoring = [f for f in _scoring(ctx) if type(f).injected_score is not ScoringFilter.injected_score]
         urls: list[str] = []
         scores: list[float] = []
@@ -165,7 +158,7 @@ class ExistingMapper:
         yield batch
 
     def _renormalize(self, batch: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
-        chain = _url_chain(ctx, self.options)
+        chain = task_chain(ctx, SCOPE, self.options.normalize, self.options.filter)
         kept: list[tuple[str, CrawlDatum]] = []
         for url, datum in batch_to_datums(batch):
             try:

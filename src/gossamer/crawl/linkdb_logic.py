@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from gossamer.core.records import ParseStatusCode
 from gossamer.core.settings import Settings
 from gossamer.engine import TaskContext, arange
-from gossamer.plugins import PluginRepository, URLChain, settings_key
+from gossamer.plugins import task_chain
 from gossamer.store.linkdb_schema import flat_inlinks, inlinks_array, linkdb_batch
 from gossamer.store.partitioning import hosts_of
 
@@ -57,8 +57,7 @@ class LinkDbSettings:
 
 def _url_step(ctx: TaskContext, normalize: bool, filter: bool) -> Callable[[str], str | None]:
     """Normalize then filter one URL (scope ``linkdb``); ``None`` when rejected or malformed (reported)."""
-    chain: URLChain = ctx.cached(settings_key(ctx.settings, "linkdb-chain", normalize, filter),
-                                 lambda: URLChain(PluginRepository(ctx.settings), SCOPE, normalize, filter))
+    chain = task_chain(ctx, SCOPE, normalize, filter)
     seen: dict[str, str | None] = {}
 
     def step(url: str) -> str | None:

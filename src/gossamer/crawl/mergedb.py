@@ -22,8 +22,9 @@ from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
-from gossamer.crawl.updatedb import crawldb_chain, rewrite_urls
+from gossamer.crawl.updatedb import rewrite_urls
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
+from gossamer.plugins import task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.install import live_version_dir, open_live
 from gossamer.store.location import Location, local_or_remote
@@ -48,7 +49,7 @@ class MergeMapper:
         if not (self.normalize or self.filter):
             yield batch
             return
-        yield rewrite_urls(batch, crawldb_chain(ctx, self.normalize, self.filter), ctx)
+        yield rewrite_urls(batch, task_chain(ctx, "crawldb", self.normalize, self.filter), ctx)
 
 
 def last_fetch_time(datum: CrawlDatum) -> int:

@@ -28,7 +28,7 @@ from gossamer.core.settings import Settings
 from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
 from gossamer.crawl.updatedb_logic import UpdateContext, UpdateSettings, keep_old, reduce_values
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, arange
-from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key
+from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key, task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.location import Location
 from gossamer.store.partitioning import hosts_of
@@ -53,12 +53,6 @@ class UpdateReport(TableJobReport):
     segments: list[str] = field(default_factory=list)
 
 
-def crawldb_chain(ctx: TaskContext, normalize: bool, filter: bool) -> URLChain:
-    """The ``crawldb`` scope's URL chain, built once per worker process."""
-    return ctx.cached(settings_key(ctx.settings, "crawldb-chain", normalize, filter),
-                      lambda: URLChain(PluginRepository(ctx.settings), "crawldb", normalize, filter))
-
-
 @dataclass(frozen=True)
 class CrawlDbFilter:
     """Map for every input: purge rules (crawldb only) and optional normalize/filter of URLs."""
@@ -77,7 +71,7 @@ class CrawlDbFilter:
         if not (self.options.filter or self.options.normalize) or batch.num_rows == 0:
             yield batch
             return
-        yield rewrite_urls(batch, crawldb_chain(ctx, self.options.normalize, self.options.filter), ctx)
+        yield rewrite_urls(batch, task_chain(ctx, "crawldb", self.options.normalize, self.options.filter), ctx)
 
 
 def rewrite_urls(batch: pa.RecordBatch, chain: URLChain, ctx: TaskContext) -> pa.RecordBatch:

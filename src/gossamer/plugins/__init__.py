@@ -25,7 +25,7 @@ from gossamer.plugins.api import (
     URLNormalizer,
 )
 from gossamer.plugins.registry import ENTRY_POINT_GROUP, PluginInfo, PluginRepository, PluginState, discover
-from gossamer.plugins.urlchain import URLChain, settings_key
+from gossamer.plugins.urlchain import URLChain, settings_key, task_chain
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -53,4 +53,5 @@ __all__ = [
     "URLNormalizer",
     "discover",
     "settings_key",
+    "task_chain",
 ]

@@ -10,6 +10,7 @@ malformed URL) propagates to the caller, who reports and counts it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, Protocol
 
 from gossamer.core.settings import Settings
 from gossamer.plugins.api import URLFilter, URLNormalizer
@@ -56,6 +57,26 @@ class URLChain:
         return url
 
 
+class TaskCache(Protocol):
+    """What :func:`task_chain` needs of a task context."""
+
+    settings: Settings
+
+    def cached(self, key: str, build: Callable[[], Any]) -> Any:
+        """``build()`` once per process and key."""
+        ...
+
+
 def settings_key(settings: Settings, *parts: object) -> str:
     """A cache key that changes whenever the settings do (for per-process plugin caches)."""
     return repr((sorted((k, repr(v)) for k, v in settings.values.items()), str(settings.conf_dir), parts))
+
+
+def task_chain(ctx: TaskCache, scope: str, normalize: bool = True, filter: bool = True) -> URLChain:
+    """The URL chain of ``scope`` for a map or reduce task, built once per worker process and settings.
+
+    ``ctx`` is the task's :class:`~gossamer.engine.TaskContext` (anything with ``settings`` and
+    ``cached(key, build)``).
+    """
+    return ctx.cached(settings_key(ctx.settings, "url-chain", scope, normalize, filter),
+                      lambda: URLChain(PluginRepository(ctx.settings), scope, normalize, filter))
