@@ -43,17 +43,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench import MB, REPO_ROOT, BenchOptions
+from bench import MB, BenchOptions
 from bench.inject_bench import dir_size, gossamer_executable
-from bench.measure import Measurement, run_measured
+from bench.measure import Measurement
 from bench.spark_generate import generate_rounds
 from bench.steps import StepRunner, work_dir
 from bench.updatedb_bench import (
-    FETCHED_PER_URL,
-    OUTLINKS_PER_URL,
     STATUS_NAMES,
     _restore,
     bench_size,
+    prepare_inputs,
     update_counters,
 )
 
@@ -320,27 +319,18 @@ def _summary(steps: dict[str, dict[str, Any]], rounds: int, phases: list[dict[st
 
 
 def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, Any]:
-    seeds = work / "seeds" / "seeds.txt"
-    seeds.parent.mkdir(parents=True)
-    log(f"generating {urls:,} URLs over {hosts:,} hosts into {seeds}")
-    gen_run = run_measured([sys.executable, "-m", "bench.synthetic", str(seeds), str(urls), str(hosts),
-                            "--seed", str(opts.seed)], log_dir=work / "logs", name="generate", cwd=REPO_ROOT)
-    gen = json.loads(gen_run.stdout)
-    good = gen["good_urls"]
-    run = StepRunner(work / "logs", good, log)
+    inputs = prepare_inputs(work, urls, hosts, opts, log)
+    seeds, crawldb, pristine, segments = inputs.seeds, inputs.crawldb, inputs.pristine, inputs.segments
+    fetched, outlinks = inputs.fetched, inputs.outlinks
+    run = StepRunner(work / "logs", inputs.good, log)
     gossamer = gossamer_executable()
-    crawldb = work / "crawl" / "crawldb"
-    pristine = work / "crawldb-before-update"
-    segments = work / "crawl" / "segments"
-    crawldb.parent.mkdir(parents=True)
-    fetched, outlinks = max(1, round(good * FETCHED_PER_URL)), max(2, round(good * OUTLINKS_PER_URL))
     spark_opts = ["--engine", "spark", "-D", f"spark.master={SPARK_MASTER}", "-D", "spark.log.level=INFO"]
     result: dict[str, Any] = {
         "benchmark": NAME,
         "params": {"urls": urls, "hosts": hosts, "fetched": fetched, "outlinks": outlinks, "rounds": ROUNDS,
                    "spark_master": SPARK_MASTER, "spark_options": spark_opts, "seed": opts.seed,
                    "quick": opts.quick, "gossamer": gossamer, "workdir": str(work) if opts.keep else None},
-        "generate": {**gen, "measured": gen_run.summary(good)},
+        "generate": inputs.generated,
     }
     facts: dict[str, Any] = {}
     if run.step("inject", [gossamer, "inject", str(crawldb), str(seeds)]) is not None:

@@ -46,6 +46,8 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -424,27 +426,50 @@ def _restore(pristine: Path, crawldb: Path) -> None:
     shutil.copytree(pristine, crawldb, copy_function=os.link)
 
 
-def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Inputs:
+    """The synthetic inputs shared by the updatedb and spark benchmarks, and where they go."""
+
+    seeds: Path
+    generated: dict[str, Any]  # bench.synthetic's report, plus "measured"
+    good: int
+    crawldb: Path
+    pristine: Path
+    segments: Path
+    fetched: int
+    outlinks: int
+
+
+def prepare_inputs(work: Path, urls: int, hosts: int, opts: BenchOptions,
+                   progress: Callable[[str], None]) -> Inputs:
+    """Write the synthetic seed file (measured) and lay out the crawl directories under ``work``."""
     seeds = work / "seeds" / "seeds.txt"
     seeds.parent.mkdir(parents=True)
-    log(f"generating {urls:,} URLs over {hosts:,} hosts into {seeds}")
+    progress(f"generating {urls:,} URLs over {hosts:,} hosts into {seeds}")
     gen_run = run_measured([sys.executable, "-m", "bench.synthetic", str(seeds), str(urls), str(hosts),
                             "--seed", str(opts.seed)], log_dir=work / "logs", name="generate", cwd=REPO_ROOT)
     gen = json.loads(gen_run.stdout)
     good = gen["good_urls"]
+    crawldb = work / "crawl" / "crawldb"
+    crawldb.parent.mkdir(parents=True)
+    return Inputs(seeds, {**gen, "measured": gen_run.summary(good)}, good, crawldb, work / "crawldb-before-update",
+                  work / "crawl" / "segments", max(1, round(good * FETCHED_PER_URL)),
+                  max(2, round(good * OUTLINKS_PER_URL)))
+
+
+def _run_in(work: Path, urls: int, hosts: int, opts: BenchOptions) -> dict[str, Any]:
+    inputs = prepare_inputs(work, urls, hosts, opts, log)
+    seeds, good, crawldb, pristine, segments = (inputs.seeds, inputs.good, inputs.crawldb, inputs.pristine,
+                                                inputs.segments)
+    fetched, outlinks = inputs.fetched, inputs.outlinks
     run = StepRunner(work / "logs", good, log)
     gossamer = gossamer_executable()
-    crawldb = work / "crawl" / "crawldb"
-    pristine = work / "crawldb-before-update"
-    segments = work / "crawl" / "segments"
-    crawldb.parent.mkdir(parents=True)
-    fetched, outlinks = max(1, round(good * FETCHED_PER_URL)), max(2, round(good * OUTLINKS_PER_URL))
     result: dict[str, Any] = {
         "benchmark": NAME,
         "params": {"urls": urls, "hosts": hosts, "fetched": fetched, "outlinks": outlinks,
                    "segment_parts": SEGMENT_PARTS, "rounds": ROUNDS, "seed": opts.seed, "quick": opts.quick,
                    "gossamer": gossamer, "workdir": str(work) if opts.keep else None},
-        "generate": {**gen, "measured": gen_run.summary(good)},
+        "generate": inputs.generated,
     }
     segment_facts: dict[str, Any] = {}
     if run.step("inject", [gossamer, "inject", str(crawldb), str(seeds)]) is not None:
