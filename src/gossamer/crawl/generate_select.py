@@ -82,11 +82,11 @@ def candidate_job(version: TableVersion, settings: Settings, opts: SelectOptions
     max_count = settings.get_int("generate.max.count")
     segments = max(1, opts.max_segments)
     counted = max_count > 0
-    limited = opts.top_n is not None and opts.top_n > 0
+    top_n = opts.top_n if opts.top_n is not None and opts.top_n > 0 else 0
     mapper = SelectCandidates(due_rule(settings, opts.cur_time), opts.normalize, counted,
                               settings.get_str("generate.count.mode") == "domain")
     reducer = KeepFirst(per_group=max_count * segments if counted else None,
-                        per_part=opts.top_n * segments if limited and not counted else None,  # type: ignore[operator]
+                        per_part=top_n * segments if top_n and not counted else None,
                         filter=opts.filter)
     return Job("generate-select", [Input(TableSource(str(version.directory)), mapper)], CANDIDATE_SCHEMA,
                reducer, CANDIDATE_SCHEMA, version.parts, key=ORDER_KEY, partitioner=KEY_PARTITIONER_NAME,
