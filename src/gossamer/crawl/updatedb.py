@@ -279,6 +279,6 @@ def updatedb(crawldb: Path | Location | str, segments: list[Path], settings: Set
         return Job("updatedb", inputs, CRAWLDB_SCHEMA, UpdateReducer(now, crawldb_src, additions),
                    CRAWLDB_SCHEMA, run.parts)
 
-    result, _ = run_table_job(crawldb, "crawldb", settings, build, progress)
-    return UpdateReport(dict(result.counters), result.errors, result.rows, result.seconds,
-                        [str(s) for s in segments])
+    result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress)
+    return UpdateReport(dict(result.counters), result.errors, result.rows, result.seconds, recovered,
+                        segments=[str(s) for s in segments])
