@@ -22,7 +22,7 @@ from gossamer.index.cache import IndexCache
 from gossamer.index.indexer import index
 from gossamer.index.store import IndexDescription, shard_name
 from gossamer.store.install import live_version_dir
-from gossamer.store.install_remote import POINTER, read_pointer
+from gossamer.store.install_remote import read_pointer
 from gossamer.store.location import Location
 from gossamer.web import create_app
 from tests.index_fixtures import Page, make_crawl, settings_for_test, write_segment
@@ -149,9 +149,9 @@ def test_index_and_clean_on_s3_equal_the_same_on_local_paths(cli, s3: S3Server, 
     pointer = read_pointer(Location.parse(f"{root}/index", settings))
     assert pointer is not None and versions(f"{root}/index", settings) == {pointer["current"], pointer["previous"]}
     # the cache holds the live version only (and no download or scratch directory)
-    cached = [p.name for p in (tmp_path / "cache").iterdir()]
-    assert len(cached) == 1 and [p.name for p in (tmp_path / "cache" / cached[0]).iterdir()] == [
-        f"{pointer['current']}-{IndexDescription.read(Location.parse(f'{root}/index', settings) / str(pointer['current'])).created}"]
+    live = Location.parse(f"{root}/index", settings) / str(pointer["current"])
+    (folder,) = list((tmp_path / "cache").iterdir())
+    assert [p.name for p in folder.iterdir()] == [f"{live.name}-{IndexDescription.read(live).created}"]
 
 
 def test_a_failure_before_the_pointer_put_leaves_the_previous_index(cli, s3: S3Server, tmp_path: Path,

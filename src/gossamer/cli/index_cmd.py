@@ -102,8 +102,11 @@ def _place(text: str, settings: Settings) -> Path | Location:
 
 
 def _segments_in(directory: Path | Location) -> list[Path] | list[Location]:
-    """The segments of a segments directory, oldest first (``list_segments``; a URI listed here until
-    :func:`gossamer.crawl.segments.list_segments` takes Locations)."""
+    """The segments of a segments directory, oldest first.
+
+    A local one through ``list_segments``; a URI is listed here (the same rule: directories named by
+    digits) until :func:`gossamer.crawl.segments.list_segments` takes Locations.
+    """
     from gossamer.crawl.segments import list_segments
 
     if isinstance(directory, Path):

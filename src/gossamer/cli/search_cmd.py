@@ -21,10 +21,10 @@ INDEX_HELP = "the index to search, a directory or URI (default: <crawl>/index)"
 
 
 def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Path | Location, Settings]:
-    """The local crawl directory (``None`` when ``-d`` is a URI), the index (``--index``, else
-    ``<crawl>/index``) and the settings (the local crawl directory's, else defaults, ``--conf`` and ``-D``).
+    """The local crawl directory, the index to search and the settings; exits 2 on a bad URI.
 
-    Exits 2 on a bad URI.
+    The crawl directory is ``None`` when ``-d`` is a URI; the index is ``--index``, else
+    ``<crawl>/index``; the settings are the local crawl directory's, else defaults, ``--conf`` and ``-D``.
     """
     from gossamer.store.layout import CrawlLayout
     from gossamer.store.location import is_uri, local_or_remote

@@ -32,6 +32,7 @@ import uuid
 from pathlib import Path
 
 from gossamer.core.settings import Settings
+from gossamer.engine.local import _alive as pid_alive  # the spill directories' check of the same kind
 from gossamer.index.store import IndexDescription, verify_index
 from gossamer.store.install import live_version_dir
 from gossamer.store.location import Location
@@ -44,7 +45,7 @@ FETCH_ATTEMPTS = 3
 
 
 def is_lock_file(name: str) -> bool:
-    """tantivy's lock files (``.tantivy-writer.lock`` …): never copied between filesystems."""
+    """Tantivy's lock files (``.tantivy-writer.lock`` …): never copied between filesystems."""
     return name.endswith(LOCK_SUFFIX)
 
 
@@ -65,16 +66,6 @@ def index_id(index: Location) -> str:
 def version_key(name: str, created: int) -> str:
     """The cache name of a version: its directory name and creation time."""
     return f"{name}-{created}"
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class IndexCache:
@@ -128,8 +119,8 @@ class IndexCache:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
 
-    def fetch_live(self) -> tuple[Path, str] | None:
-        """A local copy of the live version and its key (``None`` when the index has none).
+    def fetch_live(self) -> tuple[Path, str, Copied | None] | None:
+        """A local copy of the live version, its key and what was downloaded (``None``: the index has none).
 
         Retries when a writer replaced the version while it was being downloaded.
         """
@@ -139,7 +130,8 @@ class IndexCache:
             if live is None:
                 return None
             try:
-                return self.local_copy(*live)[0], live[1]
+                path, copied = self.local_copy(*live)
+                return path, live[1], copied
             except (TableError, OSError) as exc:
                 failure = exc
         raise TableError(f"{self.index.display()}: could not copy the live index version ({failure})")
@@ -163,7 +155,7 @@ class IndexCache:
                 continue
             if entry.name.startswith(TMP_PREFIX):
                 pid = entry.name[len(TMP_PREFIX):].split("-", 1)[0]
-                if not pid.isdigit() or (int(pid) > 0 and _pid_alive(int(pid))):
+                if not pid.isdigit() or (int(pid) > 0 and pid_alive(int(pid))):
                     continue  # pid 0: the trash of a removal
             self._remove(entry)
             removed.append(entry.name)
@@ -179,4 +171,17 @@ class IndexCache:
         shutil.rmtree(trash, ignore_errors=True)
 
 
-__all__ = ["IndexCache", "cache_root", "index_id", "is_lock_file", "version_key"]
+def local_live_version(place: Path | Location, cache: IndexCache | None) -> tuple[Path, str, Copied | None] | None:
+    """The live version of an index as a local directory, its key and what was downloaded.
+
+    A local index's own version (key ``""``), else ``cache``'s copy of the remote one
+    (:meth:`IndexCache.fetch_live`); ``None`` when there is none.
+    """
+    if cache is None:
+        live = live_version_dir(place)
+        assert live is None or isinstance(live, Path)
+        return (live, "", None) if live is not None else None
+    return cache.fetch_live()
+
+
+__all__ = ["IndexCache", "cache_root", "index_id", "is_lock_file", "local_live_version", "version_key"]

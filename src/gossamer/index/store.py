@@ -99,8 +99,10 @@ def verify_index(directory: Path | Location) -> None:
 
 
 def live_index(index_dir: Path | Location) -> Path | Location | None:
-    """The live version directory of an index (``current``, else ``old``; on an object store the
-    version ``CURRENT`` names), or ``None``."""
+    """The live version directory of an index, or ``None``.
+
+    ``current``, else ``old``; on an object store the version ``CURRENT`` names.
+    """
     return live_version_dir(index_dir)
 
 

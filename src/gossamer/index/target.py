@@ -32,9 +32,9 @@ import shutil
 from pathlib import Path
 
 from gossamer.core.settings import Settings
-from gossamer.index.cache import IndexCache, is_lock_file, version_key
+from gossamer.index.cache import IndexCache, is_lock_file, local_live_version, version_key
 from gossamer.index.store import INDEX_FILE, IndexDescription, verify_index
-from gossamer.store.install import discard, install, live_version_dir, new_staging_dir, recover
+from gossamer.store.install import discard, install, new_staging_dir, recover
 from gossamer.store.location import Location, local_or_remote
 from gossamer.store.lock import TableLock
 from gossamer.store.table import SUCCESS_MARKER
@@ -75,17 +75,13 @@ class IndexTarget:
 
     def live(self) -> Path | None:
         """A local directory holding the live version (copied into the cache if remote), or ``None``."""
-        if self.cache is None:
-            live = live_version_dir(self.place)
-            assert live is None or isinstance(live, Path)
-            return live
-        found = self.cache.live()
+        found = local_live_version(self.place, self.cache)
         if found is None:
             return None
-        path, copied = self.cache.local_copy(*found)
+        path, key, copied = found
         if copied is not None:
-            self.notes.append(f"downloaded index version {found[0].name} ({copied.files} files, "
-                              f"{copied.bytes} bytes) into {path}")
+            self.notes.append(f"downloaded index version {key} ({copied.files} files, {copied.bytes} bytes) "
+                              f"into {path}")
         return path
 
     def new_scratch(self) -> Path:

@@ -34,7 +34,7 @@ import tantivy
 
 from gossamer.core.settings import Settings
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
-from gossamer.index.cache import IndexCache
+from gossamer.index.cache import IndexCache, local_live_version
 from gossamer.index.store import IndexDescription, live_index, open_shard, shard_name
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
@@ -93,14 +93,10 @@ class ShardSet:
 
     def _live(self) -> Path | None:
         """The local directory of the live version (for a remote index: its cached copy, fetched if needed)."""
-        if self.cache is None:
-            live = live_index(self.index_dir)
-            assert live is None or isinstance(live, Path)
-            return live
-        fetched = self.cache.fetch_live()
-        if fetched is None:
+        found = local_live_version(self.index_dir, self.cache)
+        if found is None:
             return None
-        live, self._key = fetched
+        live, self._key, _ = found
         return live
 
     def _open(self) -> None:
@@ -132,8 +128,10 @@ class ShardSet:
             self.cache.prune({self._key})
 
     def refresh(self) -> None:
-        """Reopen the index if a newer version was installed (cheap; at most once a second, or once every
-        ``index.remote.check.seconds`` for a remote index)."""
+        """Reopen the index if a newer version was installed (cheap).
+
+        Checked at most once a second, or once every ``index.remote.check.seconds`` for a remote index.
+        """
         now = time.monotonic()
         if now - self._checked < self._check_seconds:
             return
