@@ -249,3 +249,42 @@ def test_bad_index_uris_are_usage_errors(cli, s3: S3Server, tmp_path: Path) -> N
     assert bad.code == 2 and "unsupported filesystem" in bad.err
     missing = cli("search", "--index", f"s3://{s3.bucket()}/none/index", "kettle", *d)
     assert missing.code == 1 and "no index at s3://" in missing.err
+
+
+def test_an_index_on_a_rename_filesystem_installs_by_rename(tmp_path: Path) -> None:
+    """HDFS's protocol (``current``/``old``/``tmp-*``, through pyarrow; here a local filesystem seen as
+    a remote one): the writer uploads into ``tmp-*`` and renames; searchers read a cached copy keyed by
+    name and creation time, and switch to the next ``current``."""
+    import shutil
+
+    from gossamer.index.target import IndexTarget
+    from gossamer.search.shards import ShardSet
+
+    crawl, conf = make_crawl(tmp_path / "crawl", _pages())
+    settings = conf.with_values([("index.cache.dir", str(tmp_path / "cache")), ("index.remote.check.seconds", 0.0)],
+                                "test")
+    place = Location.on(pafs.LocalFileSystem(), str(tmp_path / "remote" / "index"), rename_atomic=True)
+
+    def install_copy_of_local_index() -> None:
+        target = IndexTarget(place, settings)
+        target.acquire()
+        try:
+            scratch = target.new_scratch()
+            shutil.rmtree(scratch)
+            shutil.copytree(crawl / "index" / "current", scratch)
+            target.install(scratch)
+        finally:
+            target.release()
+
+    install_copy_of_local_index()
+    assert sorted(p.name for p in (tmp_path / "remote" / "index").iterdir()) == ["current"]
+    shards = ShardSet(place, settings)
+    assert shards.stats("kettle").docs == 4 and shards._key.startswith("current-")
+    first = shards._key
+    index(crawl / "index", crawl / "crawldb", None, [write_segment(crawl / "segments", SECOND, [
+        Page("http://d.test/", "Kettle shop", "every kettle you need")])], settings)
+    install_copy_of_local_index()
+    assert sorted(p.name for p in (tmp_path / "remote" / "index").iterdir()) == ["current", "old"]
+    shards.refresh()
+    assert shards.stats("kettle").docs == 5 and shards._key != first
+    assert [p.name for p in shards.cache.root.iterdir()] == [shards._key]

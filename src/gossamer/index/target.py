@@ -64,6 +64,8 @@ class IndexTarget:
 
     def acquire(self) -> None:
         """Take the writer lock and repair what a crashed writer left."""
+        if isinstance(self.place, Location):
+            self.place.mkdir()  # HDFS: the lock object's directory (a no-op on object stores)
         self._lock.acquire()
         if self._lock.stale is not None:
             self.notes.append(f"took over the lock of a writer that died ({self._lock.stale.describe()})")
