@@ -76,8 +76,11 @@ class IndexDescription:
         """Read ``directory/_index.json`` (local or on any filesystem); :class:`TableError` when incomplete."""
         if not (directory / SUCCESS_MARKER).is_file():
             raise TableError(f"{directory} is not a complete index version (no {SUCCESS_MARKER})")
-        return cls.parse((directory / INDEX_FILE).read_bytes() if (directory / INDEX_FILE).is_file() else b"",
-                         directory / INDEX_FILE)
+        try:
+            raw = (directory / INDEX_FILE).read_bytes()
+        except OSError as exc:
+            raise TableError(f"{directory / INDEX_FILE}: unreadable ({exc})") from exc
+        return cls.parse(raw, directory / INDEX_FILE)
 
     @classmethod
     def parse(cls, raw: bytes, where: object = INDEX_FILE) -> IndexDescription:
