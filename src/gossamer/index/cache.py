@@ -31,8 +31,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from gossamer.core.processes import pid_alive
 from gossamer.core.settings import Settings
-from gossamer.engine.local import _alive as pid_alive  # the spill directories' check of the same kind
 from gossamer.index.store import IndexDescription, verify_index
 from gossamer.store.install import live_version_dir
 from gossamer.store.location import Location
