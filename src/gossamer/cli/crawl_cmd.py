@@ -16,10 +16,12 @@ from gossamer.cli.updatedb_cmd import print_update_report
 if TYPE_CHECKING:
     from rich.live import Live
 
+    from gossamer.core.settings import Settings
     from gossamer.crawl.fetch.job import FetchProgress, FetchReport
     from gossamer.crawl.generate import GenerateReport
     from gossamer.crawl.inject import InjectReport
     from gossamer.crawl.updatedb import UpdateReport
+    from gossamer.store.location import Location
 
 
 class ConsoleListener:
@@ -98,10 +100,29 @@ class ConsoleListener:
         print_index_report("Indexer", report)
 
 
+def crawl_dir_argument(text: str) -> tuple[Path | Location, Settings]:
+    """The crawl directory (a path or a URI) and its settings; exits 2 on a bad URI.
+
+    A local crawl directory supplies its own configuration (``gossamer.toml`` …); one
+    on another filesystem has none there (``--conf`` and ``-D`` apply).
+    """
+    from gossamer.store.location import is_uri, local_or_remote
+
+    if not is_uri(text):
+        path = Path(text.removeprefix("file://")) if text.startswith("file://") else Path(text)
+        return path, settings_for(path)
+    settings = settings_for(None)
+    try:
+        return local_or_remote(text, settings), settings
+    except ValueError as exc:
+        fail(str(exc))
+
+
 def crawl_command(
     seeds: Annotated[Path | None, typer.Argument(help="seed file or directory (optional when the crawldb exists)")]
     = None,
-    crawl_dir: Annotated[Path, typer.Option("-d", "--dir", help="crawl directory")] = Path("crawl"),
+    crawl_dir: Annotated[str, typer.Option("-d", "--dir", help="crawl directory: a path or a URI "
+                                                               "(s3://bucket/crawl, hdfs://…)")] = "crawl",
     rounds: Annotated[int, typer.Option("-r", "--rounds", help="generate/fetch/parse/updatedb rounds")] = 1,
     top_n: Annotated[int, typer.Option("-topN", "--top-n", help="URLs per round (bin/crawl's default)")] = 50_000,
     threads: Annotated[int | None, typer.Option("-threads", "--threads",
@@ -113,24 +134,27 @@ def crawl_command(
     Stops after the given number of rounds or when nothing is due.  Set
     http.agent.name first (in <crawl_dir>/gossamer.toml or with -D).  As bin/crawl,
     each fetch stops after 180 minutes unless fetcher.timelimit.mins is set.
+    A crawl directory on S3 or HDFS reads no gossamer.toml from there: use --conf or -D.
 
     Examples:
 
       gossamer crawl seeds.txt -d crawl -r 3 -D http.agent.name=mybot
 
       gossamer crawl -d crawl -r 2 -topN 50000 -threads 100
+
+      gossamer crawl seeds.txt -d s3://bucket/crawl -r 3 --index --engine spark
     """
     from gossamer.crawl.crawl_loop import CrawlOptions, crawl
 
     if rounds < 1:
         fail("-r/--rounds must be at least 1")
-    if seeds is None and not (crawl_dir / "crawldb").is_dir():
-        fail(f"no seeds given and {crawl_dir / 'crawldb'} does not exist")
-    settings = settings_for(crawl_dir)
+    place, settings = crawl_dir_argument(crawl_dir)
+    if seeds is None and not (place / "crawldb").is_dir():
+        fail(f"no seeds given and {place / 'crawldb'} does not exist")
     listener = ConsoleListener()
     with user_errors():
         try:
-            report = crawl(crawl_dir, settings, CrawlOptions(rounds, top_n, threads, None, seeds, index), listener)
+            report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds, index), listener)
         finally:
             if listener.live is not None:
                 listener.live.stop()

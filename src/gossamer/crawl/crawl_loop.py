@@ -11,7 +11,9 @@ was set explicitly, which saves re-reading every page from the WARC files; with
 As ``bin/crawl`` does, each fetch is limited to ``fetcher.timelimit.mins`` =
 :data:`DEFAULT_FETCH_MINUTES` unless that setting was given (URLs not reached
 stay due for the next round).  Each step's report goes to a :class:`CrawlListener`
-(the CLI prints them).  A
+(the CLI prints them).  The crawl directory is a local path or a
+:class:`~gossamer.store.location.Location` (``s3://bucket/crawl``, ``hdfs://…``): every
+table, segment and the index are then on that filesystem.  A
 step that fails raises; everything before it is installed and stays usable,
 and running the same command again goes on from there.
 """
@@ -29,6 +31,7 @@ from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
 from gossamer.store.layout import CrawlLayout
+from gossamer.store.location import Location
 
 DEFAULT_TOP_N = 50_000
 """URLs per round when ``-topN`` is not given (``bin/crawl``'s ``--size-fetchlist``)."""
@@ -87,7 +90,7 @@ class CrawlReport:
     """What the whole crawl did."""
 
     rounds_done: int = 0
-    segments: list[Path] = field(default_factory=list)
+    segments: list[Path | Location] = field(default_factory=list)
     pages_fetched: int = 0
     seconds: float = 0.0
     stopped: str = ""
@@ -100,7 +103,8 @@ def inline_parse(settings: Settings) -> bool:
     return settings.get_bool("fetcher.parse")
 
 
-def crawl(crawl_dir: Path, settings: Settings, options: CrawlOptions, listener: CrawlListener) -> CrawlReport:
+def crawl(crawl_dir: Path | Location, settings: Settings, options: CrawlOptions,
+          listener: CrawlListener) -> CrawlReport:
     """Run the crawl loop in ``crawl_dir`` (see the module docstring)."""
     layout = CrawlLayout(crawl_dir)
     report = CrawlReport()
@@ -137,7 +141,8 @@ def crawl(crawl_dir: Path, settings: Settings, options: CrawlOptions, listener: 
     return report
 
 
-def index_crawl(layout: CrawlLayout, segments: list[Path], settings: Settings, listener: CrawlListener) -> None:
+def index_crawl(layout: CrawlLayout, segments: list[Path | Location], settings: Settings,
+                listener: CrawlListener) -> None:
     """The end of ``crawl --index``: invertlinks, dedup, index (with ``-deleteGone``).
 
     As ``bin/crawl``, invertlinks neither normalizes nor filters again (the links

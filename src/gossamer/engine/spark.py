@@ -166,19 +166,30 @@ def run_tasks(settings: Settings, name: str, function: Callable[..., Any], calls
     ``function`` and the arguments must pickle; a task that fails fails the job (Spark
     retries it up to ``spark.task.maxFailures`` times; the task rewrites its part from
     scratch).  Speculative execution would run a fetch task twice at once, so it is
-    refused here.  Relative :class:`~pathlib.Path` arguments are made absolute first:
-    executors run in their own working directories.
+    refused here.  Relative :class:`~pathlib.Path` arguments (also inside lists, tuples and
+    dicts) are made absolute first: executors run in their own working directories.
     """
     context = spark_session(settings, f"gossamer-{name}").sparkContext
     if context.getConf().get("spark.speculation", "false").lower() == "true":
         raise SettingsError(f"{name} on Spark: spark.speculation must be false (a task would run twice at once)")
     if not calls:
         return []
-    indexed = [(i, tuple(a.resolve() if isinstance(a, Path) else a for a in call)) for i, call in enumerate(calls)]
+    indexed = [(i, _absolute(call)) for i, call in enumerate(calls)]
     with StageProgress(context, f"gossamer {name}: {len(calls)} tasks", None):
         results = context.parallelize(indexed, numSlices=len(indexed)).map(
             lambda item: (item[0], function(*item[1]))).collect()
     return [result for _, result in sorted(results, key=lambda pair: pair[0])]
+
+
+def _absolute(value: Any) -> Any:
+    """``value`` with every relative :class:`~pathlib.Path` in it (also in lists, tuples, dicts) made absolute."""
+    if isinstance(value, Path):
+        return value.resolve()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_absolute(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _absolute(item) for key, item in value.items()}
+    return value
 
 
 def _to_ipc(table: pa.Table) -> bytes:

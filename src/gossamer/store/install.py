@@ -44,11 +44,14 @@ STAGING_PREFIX = "tmp-"
 def live_version_dir(table_dir: Place) -> Path | Location | None:
     """The directory readers should use: ``current``, else ``old``; ``None`` if neither exists.
 
-    On an object store: the version ``CURRENT`` names (``None`` without a pointer).
+    On an object store: the version ``CURRENT`` names (``None`` without a pointer).  A local
+    directory is returned as an absolute path (it may travel to a process with another
+    working directory: a Spark executor).
     """
     table_dir = local_or_remote(table_dir)
     if isinstance(table_dir, Location):
         return remote.live_version(table_dir)
+    table_dir = Path(os.path.abspath(table_dir))
     for name in (CURRENT, OLD):
         candidate = table_dir / name
         if candidate.is_dir():
@@ -67,10 +70,11 @@ def open_live(table_dir: Place) -> TableVersion:
 
 
 def new_staging_dir(table_dir: Place) -> Path | Location:
-    """Create and return a fresh staging directory inside ``table_dir``."""
+    """Create and return a fresh staging directory inside ``table_dir`` (an absolute path when local)."""
     table_dir = local_or_remote(table_dir)
     if isinstance(table_dir, Location):
         return remote.new_staging(table_dir)
+    table_dir = Path(os.path.abspath(table_dir))
     table_dir.mkdir(parents=True, exist_ok=True)
     path = table_dir / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
     path.mkdir()
