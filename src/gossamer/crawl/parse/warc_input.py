@@ -24,6 +24,7 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 from gossamer.core.records import Content
 from gossamer.core.settings import Settings, SettingsError
 from gossamer.crawl.fetch.warc import WARC_RECORD_KEY
+from gossamer.crawl.segment_files import Place, children
 from gossamer.plugins.builtin.protocol_http import (
     DECODING_ERROR,
     DECOMPRESSED_LIMIT_PROPERTY,
@@ -90,11 +91,9 @@ def _decode_brotli(raw: bytes, cap: int) -> tuple[bytes, bool, str]:
     return bytes(out), False, ""
 
 
-def warc_files(content_dir: Path) -> list[Path]:
-    """The WARC files of a segment's ``content`` directory, by name."""
-    if not content_dir.is_dir():
-        return []
-    return sorted(p for p in content_dir.iterdir() if p.is_file() and p.name.endswith(WARC_SUFFIXES))
+def warc_files(content_dir: Place) -> list[Place]:
+    """The WARC files of a segment's ``content`` directory (local or remote), by name."""
+    return [p for p in children(content_dir) if p.name.endswith(WARC_SUFFIXES) and p.is_file()]
 
 
 def read_responses(path: Path, cap: int) -> Iterator[Response]:
