@@ -29,7 +29,7 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.parse.warc_input import warc_files
-from gossamer.crawl.segment_files import Place, local_copy, open_random_access
+from gossamer.crawl.segment_files import Place, local_copy, open_random_access, table_present
 from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
 
@@ -55,7 +55,7 @@ class SegmentInfo:
 
 
 def _complete(segment: Place, table: str) -> bool:
-    return (segment / table / SUCCESS_MARKER).is_file()
+    return table_present(segment / table) and (segment / table / SUCCESS_MARKER).is_file()
 
 
 def segment_info(segment: Place) -> SegmentInfo:
@@ -132,8 +132,13 @@ def _part_rows(segment: Place, table: str, index: int) -> Iterator[tuple[str, st
 
 
 def content_index(segment: Place) -> dict[str, list[tuple[Place, int]]]:
-    """URL → (WARC file, offset) of its response records (a remote file is scanned from a local download)."""
+    """URL → (WARC file, offset) of its response records (a remote file is scanned from a local download).
+
+    A remote segment's content counts once its fetch is committed (``crawl_fetch/_SUCCESS``).
+    """
     index: dict[str, list[tuple[Place, int]]] = {}
+    if not isinstance(segment, Path) and not table_present(segment / "crawl_fetch"):
+        return index
     for path in warc_files(segment / "content"):
         if not path.name.endswith(".warc.gz"):
             continue

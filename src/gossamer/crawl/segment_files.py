@@ -36,6 +36,7 @@ from gossamer.store.table import SUCCESS_MARKER
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
 
+GENERATE, FETCH = "crawl_generate", "crawl_fetch"
 Place = Path | Location
 """A segment, a sub-table or a file: a local path or a Location on another filesystem."""
 
@@ -46,15 +47,19 @@ def place_text(place: Place) -> str:
 
 
 def table_present(table: Place) -> bool:
-    """Whether a segment's sub-table is there.
+    """Whether a segment's sub-table (``<segment>/<name>``) is there.
 
     Local: its directory exists (renamed into place whole; opening an incomplete one
     raises :class:`~gossamer.store.table.TableError`).  Elsewhere: its ``_SUCCESS``
-    exists; without it the files are leftovers and the table counts as absent.
+    exists and, for every table but ``crawl_generate`` and ``crawl_fetch``, so does
+    ``crawl_fetch/_SUCCESS`` (nothing made by a fetch that never committed counts).
+    Without them the files are leftovers and the table counts as absent.
     """
     if isinstance(table, Path):
         return table.is_dir()
-    return (table / SUCCESS_MARKER).is_file()
+    if not (table / SUCCESS_MARKER).is_file():
+        return False
+    return table.name in (GENERATE, FETCH) or (table.parent / FETCH / SUCCESS_MARKER).is_file()
 
 
 def children(directory: Place) -> list[Place]:

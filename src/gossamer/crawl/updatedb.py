@@ -284,6 +284,6 @@ def updatedb(crawldb: Path | Location | str, segments: Sequence[Place | str], se
         return Job("updatedb", inputs, CRAWLDB_SCHEMA, UpdateReducer(now, crawldb_src, additions),
                    CRAWLDB_SCHEMA, run.parts)
 
-    result, _ = run_table_job(crawldb, "crawldb", settings, build, progress)
-    return UpdateReport(dict(result.counters), result.errors, result.rows, result.seconds,
-                        [place_text(s) for s in places])
+    result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress)
+    return UpdateReport(dict(result.counters), result.errors, result.rows, result.seconds, recovered,
+                        segments=[place_text(s) for s in places])
