@@ -187,3 +187,27 @@ def test_files_no_writer_reported_are_deleted_before_the_commit(cli, s3: S3Serve
         assert version.schema() == PARSE_DATA_SCHEMA
         metadata = [dict(row["content_metadata"]) for batch in version.iter_batches() for row in batch.to_pylist()]
     assert metadata and {m["_warc_"].split(":")[0] for m in metadata} == set(warcs)
+
+
+def test_spark_fetch_parse_and_updatedb_of_an_s3_segment_equal_the_local_engines(cli, s3: S3Server, site: Site,
+                                                                                  tmp_path: Path) -> None:
+    """Spark tasks fetch and parse into the S3 segment from their own scratch; the crawldb equals the local one."""
+    from .test_spark_s3 import spark_cli
+
+    d = defines(s3, tmp_path / "scratch", "spark.master=local[2]", "parser.processes=2")
+    seeds = write_lines(tmp_path / "seeds.txt", [site.url(p) for p in SEED_PAGES])
+    crawls = {engine: f"s3://{s3.bucket()}/crawl" for engine in ("local", "spark")}
+    for engine, crawl in crawls.items():
+        ok(cli, "inject", f"{crawl}/crawldb", seeds, *d)
+        ok(cli, "generate", f"{crawl}/crawldb", f"{crawl}/segments", *d)
+        segment = only_segment(f"{crawl}/segments", s3)
+        for step in (("fetch", segment, "-processes", "2"), ("parse", segment),
+                     ("updatedb", f"{crawl}/crawldb", segment)):
+            if engine == "spark":
+                result = spark_cli(*step, *d)
+                assert result.returncode == 0, result.stderr
+            else:
+                ok(cli, *step, *d)
+    assert table_rows(f"{crawls['spark']}/crawldb", s3) == table_rows(f"{crawls['local']}/crawldb", s3)
+    assert listed_counts(cli, f"{crawls['spark']}/segments", d) == [["7", "7", "5"]]
+    assert not any((tmp_path / "scratch").iterdir())
