@@ -28,8 +28,7 @@ import pyarrow.compute as pc
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.parse.warc_input import warc_files
-from gossamer.crawl.segment_files import Place, local_copy, open_random_access, table_present
+from gossamer.crawl.segment_files import Place, local_copy, open_random_access, table_present, warc_files
 from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
 

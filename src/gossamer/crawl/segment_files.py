@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from gossamer.core.settings import Settings
 
 GENERATE, FETCH = "crawl_generate", "crawl_fetch"
+WARC_SUFFIXES = (".warc.gz", ".warc")
 Place = Path | Location
 """A segment, a sub-table or a file: a local path or a Location on another filesystem."""
 
@@ -67,6 +68,11 @@ def children(directory: Place) -> list[Place]:
     if isinstance(directory, Path):
         return sorted(directory.iterdir()) if directory.is_dir() else []
     return [directory / info.base_name for info in directory.list()]
+
+
+def warc_files(content_dir: Place) -> list[Place]:
+    """The WARC files of a segment's ``content`` directory (local or remote), by name."""
+    return [p for p in children(content_dir) if p.name.endswith(WARC_SUFFIXES) and p.is_file()]
 
 
 def file_size(place: Place) -> int:

@@ -44,7 +44,7 @@ from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser
-from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses, warc_files
+from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
 from gossamer.crawl.segment_files import (
     Place,
     ShareOutput,
@@ -53,6 +53,7 @@ from gossamer.crawl.segment_files import (
     remove_tree,
     sweep_unreported,
     table_present,
+    warc_files,
 )
 from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.location import Location, local_or_remote

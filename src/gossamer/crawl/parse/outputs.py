@@ -40,8 +40,8 @@ def row_group_rows(settings: Settings, table: str) -> int:
 class ParseOutputs:
     """Writes parse_data, parse_text, crawl_parse part ``part`` under ``staging_dir/<table>/``.
 
-    ``segment_name`` (default: the parent of ``staging_dir`` when it is numbered) is
-    recorded in every page's content metadata as ``nutch.segment.name``.
+    ``segment_name`` (default: the name of ``staging_dir``'s parent) is recorded in every
+    page's content metadata as ``nutch.segment.name`` when it is a segment's (numbered) name.
     """
 
     def __init__(self, staging_dir: Path, part: int, settings: Settings, segment_name: str | None = None) -> None:
@@ -57,10 +57,8 @@ class ParseOutputs:
             self.writers[table] = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
                                                    row_group_rows=row_group_rows(settings, table),
                                                    compression=compression)
-        if segment_name is None:
-            parent = self.staging_dir.resolve().parent.name
-            segment_name = parent if parent.isdigit() else ""
-        self.segment_name = segment_name
+        name = self.staging_dir.resolve().parent.name if segment_name is None else segment_name
+        self.segment_name = name if name.isdigit() else ""
         self._buffer = PageBuffer(self.store_text)
 
     def add(self, page: ParsedPage) -> None:

@@ -24,7 +24,6 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 from gossamer.core.records import Content
 from gossamer.core.settings import Settings, SettingsError
 from gossamer.crawl.fetch.warc import WARC_RECORD_KEY
-from gossamer.crawl.segment_files import Place, children
 from gossamer.plugins.builtin.protocol_http import (
     DECODING_ERROR,
     DECOMPRESSED_LIMIT_PROPERTY,
@@ -34,7 +33,6 @@ from gossamer.plugins.builtin.protocol_http import (
 )
 
 CHUNK = 65536
-WARC_SUFFIXES = (".warc.gz", ".warc")
 
 
 @dataclass
@@ -89,11 +87,6 @@ def _decode_brotli(raw: bytes, cap: int) -> tuple[bytes, bool, str]:
     except brotli.error as exc:
         return bytes(out), False, f"br: {exc}"
     return bytes(out), False, ""
-
-
-def warc_files(content_dir: Place) -> list[Place]:
-    """The WARC files of a segment's ``content`` directory (local or remote), by name."""
-    return [p for p in children(content_dir) if p.name.endswith(WARC_SUFFIXES) and p.is_file()]
 
 
 def read_responses(path: Path, cap: int) -> Iterator[Response]:
