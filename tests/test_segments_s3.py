@@ -108,6 +108,8 @@ def test_a_round_on_s3_equals_the_same_round_on_local_paths(cli, s3: S3Server, s
     assert dumped[remote].split(" URLs")[0] == dumped[local].split(" URLs")[0]
     text = (tmp_path / "dump1" / "dump").read_text()
     assert text.count("Content::") == 6 and text.count("ParseData::") == 5  # robots-denied: no content
+    mixed = ok(cli, "updatedb", f"{local}/crawldb", segments[remote], *d)  # a local crawldb, an S3 segment
+    assert "CrawlDb update: 1 segment(s)" in mixed
     refused = cli("readseg", "-dump", segments[remote], f"{remote}/dump", *d)
     assert refused.code == 2 and "must be a local path" in refused.err
     assert not list((tmp_path / "crawl" / "segments").glob("*/.*-staging"))
@@ -211,3 +213,16 @@ def test_spark_fetch_parse_and_updatedb_of_an_s3_segment_equal_the_local_engines
     assert table_rows(f"{crawls['spark']}/crawldb", s3) == table_rows(f"{crawls['local']}/crawldb", s3)
     assert listed_counts(cli, f"{crawls['spark']}/segments", d) == [["7", "7", "5"]]
     assert not any((tmp_path / "scratch").iterdir())
+
+
+def test_remote_segments_exist_by_their_crawl_generate_success(s3: S3Server) -> None:
+    """list_segments lists the prefixes with crawl_generate/_SUCCESS; a crashed generate's name stays taken."""
+    from gossamer.crawl.segments import new_segment_name
+
+    segments = Location.parse(f"s3://{s3.bucket()}/crawl/segments", load_settings(overrides=s3.defines))
+    (segments / "20260101000000" / "crawl_generate" / SUCCESS_MARKER).write_bytes(b"")
+    (segments / "20260101000001" / "crawl_generate" / "part-00000.parquet").write_bytes(b"half")  # died
+    (segments / "notes" / "crawl_generate" / SUCCESS_MARKER).write_bytes(b"")
+    assert [s.name for s in list_segments(segments)] == ["20260101000000"]
+    assert list_segments(str(segments)) == list_segments(segments)
+    assert new_segment_name(segments, now=1767225600) == "20260101000002"
