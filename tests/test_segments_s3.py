@@ -226,3 +226,15 @@ def test_remote_segments_exist_by_their_crawl_generate_success(s3: S3Server) -> 
     assert [s.name for s in list_segments(segments)] == ["20260101000000"]
     assert list_segments(str(segments)) == list_segments(segments)
     assert new_segment_name(segments, now=1767225600) == "20260101000002"
+
+
+def test_copies_keep_gzip_files_byte_for_byte(s3: S3Server, tmp_path: Path) -> None:
+    """WARC files are gzip members at recorded offsets: an upload or download must not re-compress them."""
+    from gossamer.store.transfer import copy_file
+
+    original = tmp_path / "a.warc.gz"
+    original.write_bytes(b"\x1f\x8b" + bytes(range(256)) * 4)  # not even valid gzip: copied as it is
+    remote = Location.parse(f"s3://{s3.bucket()}/c/a.warc.gz", load_settings(overrides=s3.defines))
+    assert copy_file(original, remote) == original.stat().st_size
+    copy_file(remote, tmp_path / "back.warc.gz")
+    assert (tmp_path / "back.warc.gz").read_bytes() == original.read_bytes()

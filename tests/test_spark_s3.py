@@ -104,3 +104,22 @@ def marks(crawldb: Path | Location) -> list[tuple[str, int, dict[str, str]]]:
     with open_live(crawldb) as version:
         return [(r["url"], r["status"], dict(r["metadata"] or []))
                 for b in version.iter_batches() for r in b.to_pylist()]
+
+
+def test_spark_indexes_an_s3_crawl_into_an_s3_index(cli, s3: S3Server, tmp_path: Path) -> None:
+    """Executors read the S3 crawldb, linkdb and segments and write the index actions inside the
+    index's own store; the driver builds and uploads the version: the documents equal the local engine's."""
+    from .test_index_s3 import local_docs, remote_docs, s3_crawl
+
+    crawl, root, d, settings = s3_crawl(cli, s3, tmp_path)
+    result = spark_cli("index", f"{root}/crawldb", "-linkdb", f"{root}/linkdb", "-dir", f"{root}/segments",
+                       "-deleteGone", *d, "-Dspark.master=local[2]", "-Dstore.parts=2")
+    assert result.returncode == 0, result.stderr
+    assert "documents added/replaced: 4" in result.stdout and "uploaded index version v-" in result.stdout
+    local = cli("index", crawl / "crawldb", "-linkdb", crawl / "linkdb", "-dir", crawl / "segments", "-deleteGone",
+                *d, "-Dstore.parts=2")
+    assert local.code == 0, local.err
+    assert remote_docs(f"{root}/index", settings) == local_docs(crawl / "index")
+    index = Location.parse(f"{root}/index", settings)
+    assert {i.base_name for i in index.list() if i.base_name.startswith(("v-", "tmp-"))} == {
+        (read_pointer(index) or {})["current"]}  # the actions table was removed

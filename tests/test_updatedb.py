@@ -44,6 +44,7 @@ def test_updatedb_applies_fetch_and_parse_results(cli, tmp_path: Path) -> None:
     assert "Status: 1 (db_unfetched)" in new and "Score: 0.5" in new  # OPIC: 0 + the inlink's score
     assert stats_value(cli("readdb", crawldb, "-stats").out, "TOTAL urls") == "4"
     assert "unchanged: 1" in result.out
+    assert "CrawlDb update: 1 segment(s);" in result.out and "recovered" not in result.out
 
 
 def test_no_additions_purge_404_and_dir(cli, tmp_path: Path) -> None:

@@ -7,67 +7,114 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
+from gossamer.cli.common import fail, job_progress, print_errors, table_argument, user_errors
 from gossamer.store.layout import CrawlLayout
+from gossamer.store.location import Location, local_or_remote
 
 if TYPE_CHECKING:
+    from gossamer.core.settings import Settings
     from gossamer.index.indexer import IndexReport
+
+INDEX_HELP = "index directory or URI (default: the index beside the crawldb, <crawl>/index)"
 
 
 def index_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory (its crawl directory holds the index)")],
-    segments: Annotated[list[Path] | None, typer.Argument(help="segment directories", show_default=False)] = None,
-    linkdb: Annotated[Path | None, typer.Option("-linkdb", "--linkdb", help="linkdb directory (anchor texts)")]
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (its crawl directory holds the index)")],
+    segments: Annotated[list[str] | None, typer.Argument(help="segment directories or URIs", show_default=False)]
     = None,
-    segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="every segment in this directory")]
+    linkdb: Annotated[str | None, typer.Option("-linkdb", "--linkdb", help="linkdb directory or URI (anchor texts)")]
     = None,
+    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this directory (or URI)")]
+    = None,
+    index_dir: Annotated[str | None, typer.Option("-index", "--index", help=INDEX_HELP)] = None,
     delete_gone: Annotated[bool, typer.Option("-deleteGone", "--delete-gone",
                                               help="delete gone, redirected and duplicate pages")] = False,
     url_filter: Annotated[bool, typer.Option("-filter", "--filter", help="apply URL filters")] = False,
     normalize: Annotated[bool, typer.Option("-normalize", "--normalize", help="apply URL normalizers")] = False,
 ) -> None:
-    """Index parsed pages of segments into the crawl's full-text index (<crawl>/index).
+    """Index parsed pages of segments into the crawl's full-text index (<crawl>/index, or --index).
+
+    Any of the crawldb, linkdb, segments and index may be URIs (s3://, hdfs:// …); see docs/storage.md.
 
     Examples:
 
       gossamer index crawl/crawldb -linkdb crawl/linkdb -dir crawl/segments -deleteGone
 
       gossamer index crawl/crawldb crawl/segments/20261122103000
+
+      gossamer index s3://bucket/crawl/crawldb -linkdb s3://bucket/crawl/linkdb -dir s3://bucket/crawl/segments
     """
-    from gossamer.crawl.segments import list_segments
     from gossamer.index.documents import IndexOptions
     from gossamer.index.indexer import index
 
-    chosen = list(segments or [])
+    place, settings = table_argument(crawldb)
+    chosen = [_place(segment, settings) for segment in segments or []]
     if segments_dir is not None:
-        chosen += list_segments(segments_dir)
+        chosen += _segments_in(_place(segments_dir, settings))
     if not chosen:
         fail("give segment directories or -dir <segments_dir>")
-    layout = CrawlLayout.of_table(crawldb)
-    settings = settings_for(layout.root)
+    target = index_place(place, index_dir, settings)
+    links = _place(linkdb, settings) if linkdb is not None else None
     with user_errors(), job_progress("index") as progress:
-        report = index(layout.index, crawldb, linkdb, chosen, settings,
-                       IndexOptions(delete_gone, url_filter, normalize), progress)
+        report = index(target, place, links, chosen, settings, IndexOptions(delete_gone, url_filter, normalize),
+                       progress)
     print_index_report("Indexer", report)
 
 
 def clean_command(
-    crawldb: Annotated[Path, typer.Argument(help="crawldb directory (its crawl directory holds the index)")],
+    crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (its crawl directory holds the index)")],
+    index_dir: Annotated[str | None, typer.Option("-index", "--index", help=INDEX_HELP)] = None,
     no_commit: Annotated[bool, typer.Option("-noCommit", "--no-commit", help="accepted for Nutch compatibility")]
     = False,
 ) -> None:
     """Delete gone and duplicate pages (crawldb status) from the index.
 
-    Example:
+    Examples:
 
       gossamer clean crawl/crawldb
+
+      gossamer clean s3://bucket/crawl/crawldb
     """
     from gossamer.index.indexer import clean
 
-    layout = CrawlLayout.of_table(crawldb)
+    place, settings = table_argument(crawldb)
+    target = index_place(place, index_dir, settings)
     with user_errors():
-        report = clean(layout.index, crawldb, settings_for(layout.root))
+        report = clean(target, place, settings)
     print_index_report("CleaningJob", report)
+
+
+def index_place(crawldb: Path | Location, given: str | None, settings: Settings) -> Path | Location:
+    """The index to write: ``--index`` when given, else ``index`` beside the crawldb (same filesystem)."""
+    if given is not None:
+        return _place(given, settings)
+    if isinstance(crawldb, Location):
+        return crawldb.parent / "index"
+    return CrawlLayout.of_table(crawldb).index
+
+
+def _place(text: str, settings: Settings) -> Path | Location:
+    """A path or URI from the command line; exits 2 on a bad URI."""
+    try:
+        return local_or_remote(text, settings)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _segments_in(directory: Path | Location) -> list[Path] | list[Location]:
+    """The segments of a segments directory, oldest first.
+
+    A local one through ``list_segments``; a URI is listed here (the same rule: directories named by
+    digits) until :func:`gossamer.crawl.segments.list_segments` takes Locations.
+    """
+    from gossamer.crawl.segments import list_segments
+
+    if isinstance(directory, Path):
+        return list_segments(directory)
+    import pyarrow.fs as pafs
+
+    return [directory / info.base_name for info in directory.list()
+            if info.type == pafs.FileType.Directory and info.base_name.isdigit()]
 
 
 def print_index_report(title: str, report: IndexReport) -> None:

@@ -12,12 +12,40 @@ import typer
 from gossamer.cli.common import EXIT_NOTHING, EXIT_USAGE, fail, settings_for
 
 if TYPE_CHECKING:
+    from gossamer.core.settings import Settings
     from gossamer.search.broker import Broker, SearchResults
+    from gossamer.store.location import Location
+
+DIR_HELP = "crawl directory, or its URI (s3://bucket/crawl): its index is searched"
+INDEX_HELP = "the index to search, a directory or URI (default: <crawl>/index)"
+
+
+def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Path | Location, Settings]:
+    """The local crawl directory, the index to search and the settings; exits 2 on a bad URI.
+
+    The crawl directory is ``None`` when ``-d`` is a URI; the index is ``--index``, else
+    ``<crawl>/index``; the settings are the local crawl directory's, else defaults, ``--conf`` and ``-D``.
+    """
+    from gossamer.store.layout import CrawlLayout
+    from gossamer.store.location import is_uri, local_or_remote
+
+    try:
+        local = None if is_uri(crawl_dir) else local_or_remote(crawl_dir)
+        assert local is None or isinstance(local, Path)
+        settings = settings_for(local)
+        if index is not None:
+            return local, local_or_remote(index, settings), settings
+        if local is None:
+            return None, local_or_remote(crawl_dir, settings) / "index", settings
+        return local, CrawlLayout(local).index, settings
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def search_command(
     query: Annotated[str | None, typer.Argument(help="the query (see docs/search.md for the syntax)")] = None,
-    crawl_dir: Annotated[Path, typer.Option("-d", "--dir", help="crawl directory")] = Path("crawl"),
+    crawl_dir: Annotated[str, typer.Option("-d", "--dir", help=DIR_HELP)] = "crawl",
+    index: Annotated[str | None, typer.Option("--index", help=INDEX_HELP)] = None,
     hits: Annotated[int, typer.Option("-n", "--hits", help="results per page (10)")] = 10,
     start: Annotated[int, typer.Option("--start", help="rank of the first result (0-based)")] = 0,
     per_site: Annotated[int | None, typer.Option("--per-site", help="max hits per site (0 = no grouping)")]
@@ -30,7 +58,7 @@ def search_command(
     run: Annotated[Path | None, typer.Option("--run", help="batch: TREC run file to write")] = None,
     tag: Annotated[str, typer.Option("--tag", help="batch: run tag (6th column)")] = "gossamer",
 ) -> None:
-    """Search the crawl's index (or search nodes).
+    """Search the crawl's index (or search nodes); the index may live on S3, HDFS … (-d or --index URI).
 
     Examples:
 
@@ -39,6 +67,8 @@ def search_command(
       gossamer search -d crawl 'site:docs.python.org "list comprehension" -lambda' --json
 
       gossamer search -d crawl --topics queries.tsv --run run.txt -n 10
+
+      gossamer search --index s3://bucket/crawl/index "os.path join"
     """
     from gossamer.search.broker import SearchUnavailable
     from gossamer.search.query_parse import QuerySyntaxError
@@ -51,11 +81,11 @@ def search_command(
         fail("--topics and --run go together")
     if topics is None and not query:
         fail("give a query, or --topics and --run")
-    settings = settings_for(crawl_dir)
+    local, place, settings = searched_index(crawl_dir, index)
     try:
-        searcher = open_searcher(crawl_dir, settings, [n.strip() for n in nodes.split(",") if n.strip()]
-                                 if nodes else None)
-    except TableError as exc:
+        searcher = open_searcher(local, settings, [n.strip() for n in nodes.split(",") if n.strip()]
+                                 if nodes else None, index=place)
+    except (TableError, OSError) as exc:
         fail(str(exc), EXIT_NOTHING)
     try:
         if topics is not None and run is not None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, fail, settings_for
+from gossamer.cli.common import EXIT_NOTHING, fail
+from gossamer.cli.search_cmd import DIR_HELP, INDEX_HELP, searched_index
 
 
 def parse_shards(text: str) -> list[int]:
@@ -19,8 +19,8 @@ def parse_shards(text: str) -> list[int]:
 
 
 def searchnode_command(
-    crawl_dir: Annotated[Path, typer.Option("-d", "--dir", help="crawl directory (its index is served)")]
-    = Path("crawl"),
+    crawl_dir: Annotated[str, typer.Option("-d", "--dir", help=DIR_HELP)] = "crawl",
+    index: Annotated[str | None, typer.Option("--index", help=INDEX_HELP)] = None,
     shards: Annotated[str | None, typer.Option("--shards", help="shard numbers to serve, e.g. 0,2 (default: all)")]
     = None,
     host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",
@@ -40,12 +40,13 @@ def searchnode_command(
       gossamer searchnode -d crawl --shards 2,3 --port 8701
 
       gossamer search -d crawl --nodes 127.0.0.1:8700,127.0.0.1:8701 "query"
+
+      gossamer searchnode --index s3://bucket/crawl/index --shards 0,1   # a local copy is searched
     """
     import asyncio
 
     from gossamer.search.node_server import serve
     from gossamer.search.shards import ShardSet
-    from gossamer.store.layout import CrawlLayout
     from gossamer.store.table import TableError
 
     try:
@@ -54,17 +55,16 @@ def searchnode_command(
         fail(str(exc) if "shard list" in str(exc) else f"bad shard list {shards!r} (expected numbers like 0,2)")
     if not 0 <= port <= 65535 or (threads is not None and threads < 1):
         fail("--port must be in 0..65535 and --threads at least 1")
-    settings = settings_for(crawl_dir)
-    layout = CrawlLayout(crawl_dir)
+    local, place, settings = searched_index(crawl_dir, index)
     try:
-        shard_set = ShardSet(layout.index, settings, numbers, crawl_dir=layout.root)
-    except TableError as exc:
+        shard_set = ShardSet(place, settings, numbers, crawl_dir=local)
+    except (TableError, OSError) as exc:
         fail(str(exc), EXIT_NOTHING)
 
     def ready(bound_host: str, bound_port: int) -> None:
         served = [s.number for s in shard_set.shards]
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-        typer.echo(f"searchnode serving shards {served} of {crawl_dir} on http://{shown}:{bound_port}")
+        typer.echo(f"searchnode serving shards {served} of {index or crawl_dir} on http://{shown}:{bound_port}")
 
     try:
         asyncio.run(serve(shard_set, host, port, ready, threads=threads))

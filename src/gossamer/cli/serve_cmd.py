@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, fail, settings_for
+from gossamer.cli.common import EXIT_NOTHING, fail
 
 
 def serve_command(
@@ -16,6 +16,9 @@ def serve_command(
     = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port")] = 8080,
     nodes: Annotated[str | None, typer.Option("--nodes", help="search through search nodes host:port,…")] = None,
+    index: Annotated[str | None, typer.Option("--index", help="search this index, a directory or URI "
+                                                              "(s3://bucket/crawl/index; default: <crawl>/index)")]
+    = None,
 ) -> None:
     """Serve the search pages, JSON API, OpenSearch and the crawl dashboard (read-only).
 
@@ -24,16 +27,23 @@ def serve_command(
       gossamer serve -d crawl                 # http://127.0.0.1:8080/
 
       gossamer serve -d crawl --nodes 127.0.0.1:8700,127.0.0.1:8701 --port 9000
+
+      gossamer serve -d crawl --index s3://bucket/crawl/index   # searched through a local copy
+
+    The dashboard, cached pages and anchors read the local crawl directory (-d); with --index it
+    may be missing (those pages are then empty).
     """
     import uvicorn
 
+    from gossamer.cli.search_cmd import searched_index
     from gossamer.web import create_app
 
-    if not crawl_dir.is_dir():
+    if not crawl_dir.is_dir() and index is None:
         fail(f"no crawl directory at {crawl_dir}", EXIT_NOTHING)
+    _, place, settings = searched_index(str(crawl_dir), index)
     if not 0 <= port <= 65535:
         fail("--port must be 0 … 65535")
     node_list = [n.strip() for n in nodes.split(",") if n.strip()] if nodes else []
-    app = create_app(crawl_dir, settings_for(crawl_dir), node_list)
-    typer.echo(f"gossamer serving {crawl_dir} on http://{host}:{port}/")
+    app = create_app(crawl_dir, settings, node_list, index=place)
+    typer.echo(f"gossamer serving {index or crawl_dir} on http://{host}:{port}/")
     uvicorn.run(app, host=host, port=port, log_level="warning")

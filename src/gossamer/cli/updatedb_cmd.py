@@ -47,6 +47,8 @@ def updatedb_command(
 def print_update_report(report: UpdateReport) -> None:
     """Print updatedb's summary."""
     print_errors(report.errors, report.counters.get("errors", 0))
+    for action in report.recovered:
+        typer.echo(f"CrawlDb update: recovered: {action}")
     c = report.counters
     typer.echo(f"CrawlDb update: {len(report.segments)} segment(s); URLs updated: {c.get('urls_updated', 0)}, "
                f"unchanged: {c.get('urls_unchanged', 0)}, dropped: {c.get('urls_dropped', 0)}, "

@@ -450,6 +450,12 @@ PROPERTIES: tuple[Property, ...] = (
              nutch=False),
     Property("index.writer.heap.mb", 256, "int",
              "Memory of the index writers, shared by the shards (tantivy's indexing heap)", nutch=False),
+    Property("index.cache.dir", "", "str",
+             "Local cache of index versions on other filesystems (s3://, hdfs://): searchers open, writers "
+             "extend a copy here; empty = gossamer-index-cache-UID in the system temp dir", nutch=False),
+    Property("index.remote.check.seconds", 5.0, "float",
+             "How often a searcher of an index on another filesystem reads its CURRENT pointer for a new version",
+             nutch=False),
     Property("indexer.indexwriters.file", "index-writers.xml", "str",
              "Configuration file of the index writers"),
     Property("moreIndexingFilter.indexMimeTypeParts", True, "bool",

@@ -12,14 +12,15 @@ index of record offsets (a few dozen bytes per record).
 
 A segment may be a local path or a :class:`~gossamer.store.location.Location`
 (``s3://`` …): tables are read through its filesystem, a table without ``_SUCCESS``
-counts as absent, WARC files are scanned from a local download one at a time and
-single records read by ranged reads.
+counts as absent, and WARC files are read from temporary local copies (kept while
+the command runs).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,7 @@ import pyarrow.compute as pc
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.segment_files import Place, local_copy, open_random_access, table_present, warc_files
+from gossamer.crawl.segment_files import Place, local_copy, table_present, warc_files
 from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
 
@@ -130,27 +131,35 @@ def _part_rows(segment: Place, table: str, index: int) -> Iterator[tuple[str, st
             yield from _texts(table, batch)
 
 
-def content_index(segment: Place) -> dict[str, list[tuple[Place, int]]]:
-    """URL → (WARC file, offset) of its response records (a remote file is scanned from a local download).
+@contextmanager
+def content_records(segment: Place, wanted: bool = True) -> Iterator[dict[str, list[tuple[Path, int]]]]:
+    """URL → (local WARC file, offset) of its response records, valid inside the ``with`` block.
 
-    A remote segment's content counts once its fetch is committed (``crawl_fetch/_SUCCESS``).
+    A remote segment's WARC files are downloaded into temporary directories removed at
+    the end of the block, and count only once its fetch is committed
+    (``crawl_fetch/_SUCCESS``).  ``wanted=False`` yields an empty index.
     """
-    index: dict[str, list[tuple[Place, int]]] = {}
+    files = [p for p in warc_files(segment / "content") if p.name.endswith(".warc.gz")] if wanted else []
     if not isinstance(segment, Path) and not table_present(segment / "crawl_fetch"):
-        return index
-    for path in warc_files(segment / "content"):
-        if not path.name.endswith(".warc.gz"):
-            continue
-        with local_copy(path) as local, open(local, "rb") as stream:
+        files = []
+    with ExitStack() as copies:
+        yield content_index([copies.enter_context(local_copy(path)) for path in files])
+
+
+def content_index(files: list[Path]) -> dict[str, list[tuple[Path, int]]]:
+    """URL → (WARC file, offset) of the response records of local WARC files."""
+    index: dict[str, list[tuple[Path, int]]] = {}
+    for path in files:
+        with open(path, "rb") as stream:
             for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=False):
                 target = record.headers.get("WARC-Target-URI", "")
                 index.setdefault(target, []).append((path, record.stream_pos))
     return index
 
 
-def content_text(path: Place, offset: int, limit: int = 1 << 20) -> str:
+def content_text(path: Path, offset: int, limit: int = 1 << 20) -> str:
     """The HTTP response of the WARC record at ``offset``: status line, headers and body (decoded as text)."""
-    with open_random_access(path) as stream:
+    with open(path, "rb") as stream:
         stream.seek(offset)
         for record in ArchiveIterator(stream, parse_http=True):
             http = record.http_headers
@@ -168,7 +177,8 @@ def records_for(segment: Place, url: str, sections: tuple[str, ...] = SECTIONS) 
     found: dict[str, list[str]] = {}
     for section in sections:
         if section == "content":
-            texts = [content_text(p, o) for p, o in content_index(segment).get(url, [])]
+            with content_records(segment) as content:
+                texts = [content_text(p, o) for p, o in content.get(url, [])]
         else:
             texts = [text for _, text in _table_rows(segment, section, url)]
         if texts:
@@ -196,9 +206,9 @@ def dump_segment(segment: Place, output: Path, sections: tuple[str, ...] = SECTI
     output.mkdir(parents=True, exist_ok=True)
     streams = [_ranked(_sorted_table(segment, section), rank)
                for rank, section in enumerate(SECTIONS) if section in sections and section != "content"]
-    content = content_index(segment) if "content" in sections else {}
     count = 0
-    with open(output / "dump", "w", encoding="utf-8") as handle:
+    with content_records(segment, "content" in sections) as content, \
+            open(output / "dump", "w", encoding="utf-8") as handle:
         current: str | None = None
         records: dict[str, list[str]] = {}
 

@@ -19,7 +19,6 @@ place).  Elsewhere — object stores and HDFS alike, one protocol — nothing is
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import uuid
@@ -32,6 +31,7 @@ import pyarrow.fs as pafs
 
 from gossamer.store.location import Location
 from gossamer.store.table import SUCCESS_MARKER
+from gossamer.store.transfer import copy_file, copy_tree, tree_files
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
@@ -131,18 +131,10 @@ def local_copy(place: Place, settings: Settings | None = None) -> Iterator[Path]
     scratch = Path(tempfile.mkdtemp(prefix="gossamer-read-", dir=scratch_root(settings)))
     try:
         target = scratch / place.name
-        pafs.copy_files(place.path, str(target), source_filesystem=place.fs,
-                        destination_filesystem=pafs.LocalFileSystem())
+        copy_file(place, target)
         yield target
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def open_random_access(place: Place):  # noqa: ANN201 - a binary file object with seek
-    """A seekable binary reader (a local file, or a ranged reader on the remote filesystem)."""
-    if isinstance(place, Path):
-        return open(place, "rb")  # noqa: SIM115 - the caller closes it
-    return place.open_input()
 
 
 class ShareOutput:
@@ -172,11 +164,9 @@ class ShareOutput:
         """Upload the finished files (remote segments; then the scratch is removed); their relative names."""
         if isinstance(self.segment, Path):
             return []
-        names = sorted(p.relative_to(self.directory).as_posix() for p in self.directory.rglob("*") if p.is_file())
+        names = tree_files(self.directory)
         try:
-            for name in names:  # one whole-file upload each: a reader never sees part of one
-                pafs.copy_files(str(self.directory / name), (self.segment / name).path,
-                                source_filesystem=pafs.LocalFileSystem(), destination_filesystem=self.segment.fs)
+            copy_tree(self.directory, self.segment)  # one whole-file upload each: never part of a file
         finally:
             self.discard()
         return names
@@ -196,13 +186,9 @@ def sweep_unreported(segment: Location, tables: Sequence[str], reported: Collect
     keep = set(reported)
     removed = []
     for table in tables:
-        selector = pafs.FileSelector((segment / table).path, allow_not_found=True, recursive=True)
-        for info in segment.fs.get_file_info(selector):
-            if info.type != pafs.FileType.File:
-                continue
-            name = f"{table}/{os.path.relpath(info.path, (segment / table).path)}"
+        for name in (f"{table}/{file}" for file in tree_files(segment / table)):
             if name not in keep:
-                segment.fs.delete_file(info.path)
+                (segment / name).delete_file()
                 removed.append(name)
     return removed
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from gossamer.core.processes import pid_alive
 from gossamer.core.settings import Settings
 from gossamer.engine.api import (
     SEQ_SPLIT_SHIFT,
@@ -148,18 +149,8 @@ def remove_stale_spill_dirs(root: Path) -> None:
     """Delete spill directories left in ``root`` by engine processes that no longer run."""
     for candidate in root.glob(SPILL_PREFIX + "*"):
         pid_text = candidate.name[len(SPILL_PREFIX):].split("-", 1)[0]
-        if pid_text.isdigit() and not _alive(int(pid_text)):
+        if pid_text.isdigit() and not pid_alive(int(pid_text)):
             shutil.rmtree(candidate, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _reduce_size(task: _ReduceTask) -> int:

@@ -114,6 +114,11 @@ class TextSource:
     paths: Sequence[str]
     split_bytes: int = SPLIT_BYTES
 
+    def __post_init__(self) -> None:
+        # Absolute, so a task on another machine or in another working directory (a Spark
+        # executor) reads the same files the driver named.
+        object.__setattr__(self, "paths", tuple(os.path.abspath(p) for p in self.paths))
+
     @classmethod
     def from_path(cls, path: Path) -> TextSource:
         """Files of ``path`` (a file or a directory, not recursive), sorted by name."""
@@ -214,6 +219,11 @@ class TableSource:
     """
 
     directory: str
+
+    def __post_init__(self) -> None:
+        # A relative local path would name another directory in a Spark executor's working directory.
+        if not isinstance(local_or_remote(self.directory), Location):
+            object.__setattr__(self, "directory", os.path.abspath(self.directory))
 
     def splits(self) -> list[TablePartSplit]:
         """One split per part."""

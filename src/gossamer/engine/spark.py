@@ -125,7 +125,9 @@ class SparkEngine:
             for i, item in enumerate(job.inputs) if not item.copartitioned
             for s, split in enumerate(item.source.splits())
         ]
-        settings, out = self.settings, str(output_dir)
+        place = local_or_remote(output_dir)
+        # absolute: executors run in their own working directories
+        settings, out = self.settings, str(place.resolve() if isinstance(place, Path) else place)
         mapped = (context.parallelize(tasks, numSlices=len(tasks)) if tasks else context.emptyRDD())
         shuffled = mapped.mapPartitions(
             lambda items: _map_task(job, settings, budget, items)
@@ -164,14 +166,15 @@ def run_tasks(settings: Settings, name: str, function: Callable[..., Any], calls
     ``function`` and the arguments must pickle; a task that fails fails the job (Spark
     retries it up to ``spark.task.maxFailures`` times; the task rewrites its part from
     scratch).  Speculative execution would run a fetch task twice at once, so it is
-    refused here.
+    refused here.  Relative :class:`~pathlib.Path` arguments are made absolute first:
+    executors run in their own working directories.
     """
     context = spark_session(settings, f"gossamer-{name}").sparkContext
     if context.getConf().get("spark.speculation", "false").lower() == "true":
         raise SettingsError(f"{name} on Spark: spark.speculation must be false (a task would run twice at once)")
     if not calls:
         return []
-    indexed = list(enumerate(calls))
+    indexed = [(i, tuple(a.resolve() if isinstance(a, Path) else a for a in call)) for i, call in enumerate(calls)]
     with StageProgress(context, f"gossamer {name}: {len(calls)} tasks", None):
         results = context.parallelize(indexed, numSlices=len(indexed)).map(
             lambda item: (item[0], function(*item[1]))).collect()

@@ -6,6 +6,13 @@ lock first, so two index runs never interleave), runs the engine job of
 actions to the writers in part order and commits them.  Any failure closes the
 writers without committing: the live index stays as it was.
 
+The index, the crawldb, the linkdb and the segments may each be a local path or
+a :class:`~gossamer.store.location.Location` (``s3://``, ``hdfs://`` …).  The
+job's temporary table lives inside the index's own store (a ``tmp-*`` directory,
+or a ``v-*`` prefix that ``CURRENT`` does not name): on a cluster the executors
+write it, so it must be where they can reach; it is removed when the run ends,
+and a crash leaves it to the next writer's recovery.
+
 ``clean`` deletes from the index every URL the crawldb marks gone or duplicate
 (Nutch's CleaningJob).
 """
@@ -29,7 +36,10 @@ from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
 from gossamer.index.schema import merge_fields
 from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
 from gossamer.store.install import discard, live_version_dir, new_staging_dir
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableError, TableVersion, part_name
+
+Place = Path | Location
 
 CLEAN_STATUSES = (CrawlStatus.DB_GONE, CrawlStatus.DB_DUPLICATE)
 
@@ -59,7 +69,7 @@ def index_fields(repo: PluginRepository) -> tuple[IndexField, ...]:
     return merge_fields(f for flt in repo.chain(IndexingFilter) for f in flt.fields)
 
 
-def _open_writers(repo: PluginRepository, index_dir: Path) -> list[IndexWriter]:
+def _open_writers(repo: PluginRepository, index_dir: Place) -> list[IndexWriter]:
     writers: list[IndexWriter] = repo.chain(IndexWriter)
     if not writers:
         raise ValueError("no index writer is active (plugin.includes must match one, e.g. indexer-tantivy)")
@@ -76,7 +86,7 @@ def _open_writers(repo: PluginRepository, index_dir: Path) -> list[IndexWriter]:
     return opened
 
 
-def _run_writers(repo: PluginRepository, index_dir: Path, report: IndexReport,
+def _run_writers(repo: PluginRepository, index_dir: Place, report: IndexReport,
                  feed: Callable[[list[IndexWriter]], None]) -> None:
     writers = _open_writers(repo, index_dir)
     try:
@@ -89,17 +99,18 @@ def _run_writers(repo: PluginRepository, index_dir: Path, report: IndexReport,
             report.notes.extend(getattr(writer, "notes", ()))
 
 
-def _live(table_dir: Path | None) -> TableVersion | None:
+def _live(table_dir: Place | None) -> TableVersion | None:
     if table_dir is None:
         return None
     live = live_version_dir(table_dir)
     return TableVersion(live) if live is not None else None
 
 
-def index(index_dir: Path, crawldb: Path | None, linkdb: Path | None, segments: list[Path], settings: Settings,
-          options: IndexOptions | None = None, progress: ProgressFn | None = None) -> IndexReport:
+def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, segments: list[Path] | list[Place],
+          settings: Settings, options: IndexOptions | None = None, progress: ProgressFn | None = None) -> IndexReport:
     """Index ``segments`` into ``index_dir`` (see the module docstring)."""
     options = options or IndexOptions()
+    index_dir = local_or_remote(index_dir, settings)
     started = time.monotonic()
     report = IndexReport()
     db = _live(crawldb)
@@ -155,19 +166,21 @@ def index(index_dir: Path, crawldb: Path | None, linkdb: Path | None, segments: 
     return report
 
 
-def _read_actions(directory: Path, part: int) -> Iterator[tuple[str, int, str]]:
+def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str]]:
     """The actions of one part of the job's output (none when the part is missing)."""
     path = directory / part_name(part)
     if not path.is_file():
         return
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=256):
-        yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
-                       batch.column("doc").to_pylist(), strict=True)
+    with pq.ParquetFile(path.open_input() if isinstance(path, Location) else path) as parts:
+        for batch in parts.iter_batches(batch_size=256):
+            yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
+                           batch.column("doc").to_pylist(), strict=True)
 
 
-def clean(index_dir: Path, crawldb: Path, settings: Settings) -> IndexReport:
+def clean(index_dir: Place | str, crawldb: Place, settings: Settings) -> IndexReport:
     """Delete from the index every URL whose crawldb status is gone or duplicate."""
     started = time.monotonic()
+    index_dir = local_or_remote(index_dir, settings)
     report = IndexReport()
     db = _live(crawldb)
     if db is None:

@@ -36,6 +36,7 @@ from gossamer.index.documents import (
 )
 from gossamer.plugins import settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
 from gossamer.store.table import TableVersion
 
@@ -124,8 +125,12 @@ def _pylist(column: pa.Array) -> list[Any]:
 
 
 def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None,
-                 segments: list[Path]) -> tuple[list[Input], list[str]]:
-    """The job's inputs and notes about segments that had nothing to index."""
+                 segments: list[Path] | list[Path | Location]) -> tuple[list[Input], list[str]]:
+    """The job's inputs and notes about segments that had nothing to index.
+
+    A segment is a local path or a :class:`~gossamer.store.location.Location` (``s3://…``): its
+    sub-tables are read where they are, and one counts only once its ``_SUCCESS`` exists.
+    """
     inputs: list[Input] = []
     notes: list[str] = []
     if crawldb is not None:

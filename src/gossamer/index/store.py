@@ -32,6 +32,7 @@ import tantivy
 from gossamer.index.schema import fields_from_json, fields_to_json
 from gossamer.plugins.api import IndexField
 from gossamer.store.install import live_version_dir
+from gossamer.store.location import Location
 from gossamer.store.table import SUCCESS_MARKER, TableError, fsync_path
 
 INDEX_FILE = "_index.json"
@@ -71,19 +72,28 @@ class IndexDescription:
                           indent=1)
 
     @classmethod
-    def read(cls, directory: Path) -> IndexDescription:
-        """Read ``directory/_index.json``; :class:`TableError` when the version is incomplete."""
+    def read(cls, directory: Path | Location) -> IndexDescription:
+        """Read ``directory/_index.json`` (local or on any filesystem); :class:`TableError` when incomplete."""
         if not (directory / SUCCESS_MARKER).is_file():
             raise TableError(f"{directory} is not a complete index version (no {SUCCESS_MARKER})")
         try:
-            data = json.loads((directory / INDEX_FILE).read_text(encoding="utf-8"))
+            raw = (directory / INDEX_FILE).read_bytes()
+        except OSError as exc:
+            raise TableError(f"{directory / INDEX_FILE}: unreadable ({exc})") from exc
+        return cls.parse(raw, directory / INDEX_FILE)
+
+    @classmethod
+    def parse(cls, raw: bytes, where: object = INDEX_FILE) -> IndexDescription:
+        """Parse the bytes of an ``_index.json`` (``where`` names it in the error); :class:`TableError` when bad."""
+        try:
+            data = json.loads(raw.decode("utf-8"))
             return cls(int(data["shards"]), int(data["docs"]), fields_from_json(json.dumps(data["fields"])),
                        int(data.get("created", 0)), tuple(data.get("ballast") or ()))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise TableError(f"{directory / INDEX_FILE}: unreadable ({exc})") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TableError(f"{where}: unreadable ({exc})") from exc
 
 
-def verify_index(directory: Path) -> None:
+def verify_index(directory: Path | Location) -> None:
     """Raise :class:`TableError` unless ``directory`` is a complete index version."""
     description = IndexDescription.read(directory)
     missing = [i for i in range(description.shards) if not (directory / shard_name(i) / "meta.json").is_file()]
@@ -91,8 +101,11 @@ def verify_index(directory: Path) -> None:
         raise TableError(f"{directory}: shards {missing[:5]} are missing")
 
 
-def live_index(index_dir: Path) -> Path | None:
-    """The live version directory of an index (``current``, else ``old``), or ``None``."""
+def live_index(index_dir: Path | Location) -> Path | Location | None:
+    """The live version directory of an index, or ``None``.
+
+    ``current``, else ``old``; on an object store the version ``CURRENT`` names.
+    """
     return live_version_dir(index_dir)
 
 

@@ -1,8 +1,10 @@
 """Opening a searcher, and what a hit offers on demand: the cached page and the anchors pointing at it.
 
 ``open_searcher(crawl_dir, settings)`` opens every shard of ``<crawl>/index`` in
-this process; with ``nodes=["host:port", …]`` it talks to search nodes instead
-(:mod:`gossamer.search.remote`).  Either way the result is a
+this process (``index=`` names another index: a path or a URI such as
+``s3://bucket/crawl/index``, searched through a local cache, see
+:mod:`gossamer.search.shards`); with ``nodes=["host:port", …]`` it talks to search
+nodes instead (:mod:`gossamer.search.remote`).  Either way the result is a
 :class:`~gossamer.search.broker.Broker`.
 """
 
@@ -19,19 +21,28 @@ from gossamer.core.settings import Settings
 from gossamer.search.broker import Broker
 from gossamer.search.shards import ShardSet
 from gossamer.store.layout import CrawlLayout
+from gossamer.store.location import Location
 
 CACHED_LIMIT = 8 << 20
 
 
-def open_searcher(crawl_dir: Path, settings: Settings, nodes: Sequence[str] | None = None) -> Broker:
-    """A broker over the crawl's local index, or over the given search nodes."""
+def open_searcher(crawl_dir: Path | None, settings: Settings, nodes: Sequence[str] | None = None,
+                  index: Path | Location | str | None = None) -> Broker:
+    """A broker over the crawl's index (or ``index``, a path or URI), or over the given search nodes.
+
+    ``crawl_dir`` may be ``None`` when ``index`` is given.
+    """
     if nodes:
         from gossamer.search.remote import RemoteNode
 
         remotes = [RemoteNode(address, settings.get_float("searcher.node.timeout")) for address in nodes]
         return Broker(remotes, settings, names=list(nodes))
-    layout = CrawlLayout(Path(crawl_dir))
-    return Broker([ShardSet(layout.index, settings, crawl_dir=layout.root)], settings, names=["local index"])
+    if index is None:
+        if crawl_dir is None:
+            raise ValueError("open_searcher needs a crawl directory or an index")
+        index = CrawlLayout(Path(crawl_dir)).index
+    shards = ShardSet(index, settings, crawl_dir=Path(crawl_dir) if crawl_dir is not None else None)
+    return Broker([shards], settings, names=["local index"])
 
 
 @dataclass(frozen=True)

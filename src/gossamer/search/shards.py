@@ -10,10 +10,19 @@ one ShardSet over HTTP; a local searcher uses one directly.
 It reopens the index when a new version has been installed (checked at most
 once a second), and keeps serving the version it has when the index directory
 is briefly missing its ``current`` (an install in progress).
+
+An index on another filesystem (a :class:`~gossamer.store.location.Location`:
+``s3://``, ``hdfs://`` …) is searched through a local copy of its live version
+(:mod:`gossamer.index.cache`): the version ``CURRENT`` names is downloaded into
+the cache (unless a verified copy is there) and opened; every
+``index.remote.check.seconds`` the pointer is read again, and a newer version is
+downloaded and switched to (the old one keeps answering meanwhile) and the
+copies no longer used are deleted from the cache.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -25,6 +34,7 @@ import tantivy
 
 from gossamer.core.settings import Settings
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
+from gossamer.index.cache import IndexCache, local_live_version
 from gossamer.index.store import IndexDescription, live_index, open_shard, shard_name
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
@@ -32,7 +42,10 @@ from gossamer.search.query_ast import Query
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import Stats, exact_score, explain, idf_scale, leaves_of, ratio_bound
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableError
+
+LOG = logging.getLogger(__name__)
 
 TEXT_KINDS = ("text",)
 RELOAD_CHECK_SECONDS = 1.0
@@ -64,21 +77,33 @@ def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list
 class ShardSet:
     """Some (default: all) shards of a crawl's index, opened for searching."""
 
-    def __init__(self, index_dir: Path, settings: Settings, shards: Sequence[int] | None = None,
+    def __init__(self, index_dir: Path | Location | str, settings: Settings, shards: Sequence[int] | None = None,
                  crawl_dir: Path | None = None) -> None:
-        self.index_dir = Path(index_dir)
+        self.index_dir = local_or_remote(index_dir, settings)
         self.crawl_dir = crawl_dir if crawl_dir is not None else self.index_dir.parent
         self.settings = settings
         self.wanted = tuple(shards) if shards is not None else None
+        self.cache = IndexCache(self.index_dir, settings) if isinstance(self.index_dir, Location) else None
+        self._check_seconds = settings.get_float("index.remote.check.seconds") if self.cache else RELOAD_CHECK_SECONDS
         self._lock = threading.Lock()
         self._checked = 0.0
         self._version: tuple[str, int] | None = None
+        self._key = ""
         self._open()
 
+    def _live(self) -> Path | None:
+        """The local directory of the live version (for a remote index: its cached copy, fetched if needed)."""
+        found = local_live_version(self.index_dir, self.cache)
+        if found is None:
+            return None
+        live, self._key, _ = found
+        return live
+
     def _open(self) -> None:
-        live = live_index(self.index_dir)
+        live = self._live()
         if live is None:
-            raise TableError(f"no index at {self.index_dir} (run `gossamer index` or `crawl --index`)")
+            where = self.index_dir.display() if isinstance(self.index_dir, Location) else self.index_dir
+            raise TableError(f"no index at {where} (run `gossamer index` or `crawl --index`)")
         description = IndexDescription.read(live)
         numbers = self.wanted if self.wanted is not None else tuple(range(description.shards))
         bad = [n for n in numbers if not 0 <= n < description.shards]
@@ -99,13 +124,21 @@ class ShardSet:
         self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
         self.generation = f"{live.stat().st_ino}-{description.created}"
         self._version = (str(live), description.created)
+        if self.cache is not None:
+            self.cache.prune({self._key})
 
     def refresh(self) -> None:
-        """Reopen the index if a newer version was installed (cheap; at most once a second)."""
+        """Reopen the index if a newer version was installed (cheap).
+
+        Checked at most once a second, or once every ``index.remote.check.seconds`` for a remote index.
+        """
         now = time.monotonic()
-        if now - self._checked < RELOAD_CHECK_SECONDS:
+        if now - self._checked < self._check_seconds:
             return
         self._checked = now
+        if self.cache is not None:
+            self._refresh_remote()
+            return
         live = live_index(self.index_dir)
         if live is None:
             return
@@ -116,6 +149,18 @@ class ShardSet:
         if self._version != (str(live), created) or f"{live.stat().st_ino}-{created}" != self.generation:
             with self._lock:
                 self._open()
+
+    def _refresh_remote(self) -> None:
+        """Switch to the remote index's live version when it is not the one open; keep serving on failure."""
+        assert self.cache is not None
+        try:
+            live = self.cache.live()
+            if live is None or live[1] == self._key:
+                return
+            with self._lock:
+                self._open()
+        except (TableError, OSError) as exc:
+            LOG.warning("%s: keeping index version %s (%s)", self.index_dir.display(), self._key, exc)
 
     def _parse(self, text: str) -> Query:
         assert self.builder is not None

@@ -15,6 +15,7 @@ from gossamer.store.layout import CrawlLayout
 from gossamer.store.lock import LockedError, TableLock
 from gossamer.store.partitioning import host_of, part_of_url
 from gossamer.store.table import TableDescription, TableError, TableVersion, finish_version
+from gossamer.store.transfer import copy_tree
 
 __all__ = [
     "CRAWLDB_SCHEMA",
@@ -27,6 +28,7 @@ __all__ = [
     "TableLock",
     "TableVersion",
     "batch_to_datums",
+    "copy_tree",
     "datums_to_batch",
     "discard",
     "finish_version",

@@ -30,6 +30,7 @@ import socket
 import time
 import uuid
 
+from gossamer.core.processes import pid_alive
 from gossamer.store.location import Location
 from gossamer.store.s3_conditional import ConditionalPutUnavailable, put_if_absent
 
@@ -118,13 +119,7 @@ def _gone(holder: dict) -> bool:
         return False
     if host != socket.gethostname() or pid == os.getpid():
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return not pid_alive(pid)
 
 
 def _describe(holder: dict | None) -> str:

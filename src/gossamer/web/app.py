@@ -22,6 +22,7 @@ from fastapi.templating import Jinja2Templates
 
 from gossamer.core.settings import Settings
 from gossamer.store.layout import CrawlLayout
+from gossamer.store.location import Location
 
 HERE = Path(__file__).parent
 MAX_QUERY_LENGTH = 1024
@@ -31,11 +32,15 @@ MAX_START = 10_000
 
 @dataclass
 class WebContext:
-    """What every page needs: the crawl's layout, settings, search nodes (if any) and a lazily opened searcher."""
+    """What every page needs: the crawl's layout, settings, search nodes (if any) and a lazily opened searcher.
+
+    ``index`` is the index searched (a path or a Location such as ``s3://…``; ``None``: ``<crawl>/index``).
+    """
 
     crawl_dir: Path
     settings: Settings
     nodes: list[str] = field(default_factory=list)
+    index: Path | Location | None = None
     _searcher: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -50,7 +55,7 @@ class WebContext:
             if self._searcher is None:
                 from gossamer.search.searcher import open_searcher
 
-                self._searcher = open_searcher(self.crawl_dir, self.settings, self.nodes or None)
+                self._searcher = open_searcher(self.crawl_dir, self.settings, self.nodes or None, self.index)
             return self._searcher
 
     def close(self) -> None:
@@ -69,11 +74,12 @@ def context(request: Request) -> WebContext:
     return request.app.state.gossamer
 
 
-def create_app(crawl_dir: Path, settings: Settings, nodes: list[str] | None = None) -> FastAPI:
-    """The web application for one crawl directory (see the module docstring)."""
+def create_app(crawl_dir: Path, settings: Settings, nodes: list[str] | None = None,
+               index: Path | Location | None = None) -> FastAPI:
+    """The web application for one crawl directory (see the module docstring); ``index``: search that one."""
     from gossamer.web import api, dashboard, opensearch, search_pages
 
-    web = WebContext(Path(crawl_dir), settings, list(nodes or []))
+    web = WebContext(Path(crawl_dir), settings, list(nodes or []), index)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

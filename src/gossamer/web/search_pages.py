@@ -29,7 +29,7 @@ from gossamer.web.render import BadRequest, check_url, error_page, page, search_
 router = APIRouter(include_in_schema=False)
 router.include_router(hit_pages.router)
 
-UNAVAILABLE = (SearchUnavailable, TableError)
+UNAVAILABLE = (SearchUnavailable, TableError, OSError)
 
 
 def search_href(q: str, start: int = 0, n: int | None = None, per_site: int | None = None) -> str:

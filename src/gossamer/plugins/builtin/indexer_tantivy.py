@@ -1,5 +1,7 @@
 """Plugin ``indexer-tantivy``: the built-in index writer — N tantivy shards in ``<crawl>/index``.
 
+The index may be a local directory or a URI (``s3://``, ``hdfs://`` …): see
+:mod:`gossamer.index.target` for how a version is built locally and installed there.
 ``open`` takes the index directory's lock, repairs what a crashed writer left,
 and starts the next version from hard links to the live one (or from empty
 shards, ``index.shards`` of them).  ``write`` replaces a URL's document in its
@@ -28,11 +30,10 @@ from gossamer.core.settings import Settings
 from gossamer.index.ballast import add_ballast, ballast_document, ballast_needed, engine_stats
 from gossamer.index.documents import json_value
 from gossamer.index.schema import build_schema
-from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of, verify_index
+from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of
+from gossamer.index.target import IndexTarget
 from gossamer.plugins.api import IndexField, IndexWriter
 from gossamer.plugins.registry import PluginInfo
-from gossamer.store.install import discard, install, live_version_dir, new_staging_dir, recover
-from gossamer.store.lock import TableLock
 from gossamer.store.table import TableError
 
 LOG = logging.getLogger(__name__)
@@ -47,21 +48,20 @@ class TantivyIndexWriter(IndexWriter):
         self.shards = max(1, settings.get_int("index.shards"))
         self.heap_bytes = max(1, settings.get_int("index.writer.heap.mb")) << 20
         self.notes: list[str] = []
-        self._lock: TableLock | None = None
+        self._target: IndexTarget | None = None
         self._staging: Path | None = None
         self._writers: list[tantivy.IndexWriter] = []
         self._fields: tuple[IndexField, ...] = ()
-        self.directory: Path | None = None
+        self.directory: str | None = None
         self._existing: IndexDescription | None = None
 
     def open(self, location: str, fields: Sequence[IndexField]) -> None:
-        self.directory = Path(location)
         self._fields = tuple(fields)
-        self._lock = TableLock(self.directory, self.settings.get_float("store.lock.wait.seconds"))
-        self._lock.acquire()
+        self._target = IndexTarget(location, self.settings, self.notes)
+        self.directory = self._target.display()
+        self._target.acquire()
         try:
-            self.notes.extend(recover(self.directory))
-            live = live_version_dir(self.directory)
+            live = self._target.live()
             existing = IndexDescription.read(live) if live is not None else None
             self._existing = existing
             if existing is not None and existing.fields != self._fields:
@@ -72,7 +72,7 @@ class TantivyIndexWriter(IndexWriter):
             if existing is not None and existing.shards != self.shards:
                 self.notes.append(f"the index has {existing.shards} shards; index.shards={self.shards} ignored")
                 self.shards = existing.shards
-            self._staging = new_staging_dir(self.directory)
+            self._staging = self._target.new_scratch()
             schema = build_schema(self._fields)
             cores = os.cpu_count() or 1
             threads = max(1, min(cores // self.shards, self.heap_bytes // self.shards // MIN_HEAP_PER_THREAD))
@@ -101,7 +101,7 @@ class TantivyIndexWriter(IndexWriter):
         self._writers[shard_of(url, self.shards)].delete_documents_by_term("id", url)
 
     def commit(self) -> None:
-        assert self._staging is not None and self.directory is not None
+        assert self._staging is not None and self._target is not None
         for writer in self._writers:
             writer.commit()
         ballast = self._top_up_ballast()
@@ -113,8 +113,7 @@ class TantivyIndexWriter(IndexWriter):
             index = tantivy.Index.open(str(self._staging / shard_name(i)))
             docs += index.searcher().num_docs - int((ballast[i] or {}).get("docs", 0))
         finish_index(self._staging, self.shards, docs, self._fields, ballast)
-        install(self.directory, self._staging, keep_backup=self.settings.get_bool("db.preserve.backup"),
-                verify=verify_index)
+        self._target.install(self._staging)
         self._staging = None
         self.close()
 
@@ -150,11 +149,11 @@ class TantivyIndexWriter(IndexWriter):
                 pass
         self._writers = []
         if self._staging is not None:
-            discard(self._staging)
+            IndexTarget.discard(self._staging)
             self._staging = None
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
+        if self._target is not None:
+            self._target.release()
+            self._target = None
 
 
 PLUGIN = PluginInfo(
