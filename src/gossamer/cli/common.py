@@ -84,14 +84,8 @@ def settings_for(crawl_dir: Path | None) -> Settings:
         fail(str(exc))
 
 
-def table_argument(text: str) -> tuple[Path | Location, Settings]:
-    """A table given on the command line (a path, ``file://…``, ``s3://…``, ``hdfs://…``) and its settings.
-
-    A local table's crawl directory supplies its configuration (``gossamer.toml`` …);
-    a table on another filesystem has none there (use ``--conf`` or ``-D``), and the
-    settings (``fs.s3.*``) decide how its filesystem is reached.  Exits 2 on a bad URI.
-    """
-    from gossamer.store.layout import CrawlLayout
+def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path]) -> tuple[Path | Location, Settings]:
+    """A path or URI from the command line and its settings (a local one's from ``crawl_dir(path)``)."""
     from gossamer.store.location import is_uri, local_or_remote
 
     try:
@@ -100,20 +94,53 @@ def table_argument(text: str) -> tuple[Path | Location, Settings]:
             return local_or_remote(text, settings), settings
         path = local_or_remote(text)
         assert isinstance(path, Path)
-        return path, settings_for(CrawlLayout.of_table(path).root)
+        return path, settings_for(crawl_dir(path))
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def table_argument(text: str) -> tuple[Path | Location, Settings]:
+    """A table given on the command line (a path, ``file://…``, ``s3://…``, ``hdfs://…``) and its settings.
+
+    A local table's crawl directory supplies its configuration (``gossamer.toml`` …);
+    a table on another filesystem has none there (use ``--conf`` or ``-D``), and the
+    settings (``fs.s3.*``) decide how its filesystem is reached.  Exits 2 on a bad URI.
+    """
+    from gossamer.store.layout import CrawlLayout
+
+    return _place_and_settings(text, lambda path: CrawlLayout.of_table(path).root)
+
+
+def segment_argument(text: str) -> tuple[Path | Location, Settings]:
+    """A segment given on the command line (a path or URI) and its settings.
+
+    A local segment's crawl directory (``<crawl>/segments/<name>``) supplies the
+    configuration; one on another filesystem has none there (``--conf``, ``-D``).
+    """
+    from gossamer.store.layout import CrawlLayout
+
+    return _place_and_settings(text, lambda path: CrawlLayout.of_table(path.parent).root)
+
+
+def place_argument(text: str, settings: Settings) -> Path | Location:
+    """A directory given on the command line, local or a URI reached with ``settings``; exits 2 on a bad URI."""
+    from gossamer.store.location import local_or_remote
+
+    try:
+        return local_or_remote(text, settings)
     except ValueError as exc:
         fail(str(exc))
 
 
 def local_path_argument(text: str, what: str) -> Path:
-    """A command-line path that must be local (segments …); a URI (``s3://…``) exits 2 saying so.
+    """A command-line path that must be local (dump directories …); a URI (``s3://…``) exits 2 saying so.
 
     ``file://`` URIs are accepted as the local paths they name.
     """
     from gossamer.store.location import is_uri, local_or_remote
 
     if is_uri(text):
-        fail(f"{text}: {what} must be a local path (only crawldb and linkdb tables may be URIs)")
+        fail(f"{text}: {what} must be a local path")
     try:
         path = local_or_remote(text)
     except ValueError as exc:
@@ -122,16 +149,23 @@ def local_path_argument(text: str, what: str) -> Path:
     return path
 
 
-def segment_arguments(segments: list[str] | None, segments_dir: str | None) -> list[Path]:
+def segment_arguments(segments: list[str] | None, segments_dir: str | None,
+                      settings: Settings | None = None) -> list[Path | Location]:
     """The segments named on the command line plus every segment in ``-dir`` (oldest first).
 
-    All must be local paths; exits 2 for a URI or when no segment is given at all.
+    Each may be a local path or a URI (``s3://…``, reached with ``settings``); a
+    segment on another filesystem counts in ``-dir`` once its ``crawl_generate/_SUCCESS``
+    exists.  Exits 2 for a bad URI or when no segment is given at all.
     """
     from gossamer.crawl.segments import list_segments
 
-    chosen = [local_path_argument(segment, "a segment") for segment in segments or []]
+    settings = settings if settings is not None else settings_for(None)
+    chosen = [place_argument(segment, settings) for segment in segments or []]
     if segments_dir is not None:
-        chosen += list_segments(local_path_argument(segments_dir, "the segments directory"))
+        try:
+            chosen += list_segments(place_argument(segments_dir, settings))
+        except OSError as exc:
+            fail(str(exc))
     if not chosen:
         fail("give segment directories or -dir <segments_dir>")
     return chosen

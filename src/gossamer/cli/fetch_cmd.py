@@ -5,13 +5,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import err_console, print_errors, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import err_console, print_errors, segment_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.fetch.job import FetchProgress, FetchReport
@@ -64,7 +62,7 @@ def print_fetch_report(report: FetchReport) -> None:
 
 
 def fetch_command(
-    segment: Annotated[Path, typer.Argument(help="segment directory (made by generate)")],
+    segment: Annotated[str, typer.Argument(help="segment directory or URI (made by generate)")],
     threads: Annotated[int | None, typer.Option("-threads", "--threads",
                                                 help="parallel requests in all (fetcher.threads.fetch)")] = None,
     parse: Annotated[bool, typer.Option("-parse", "--parse", help="parse while fetching (fetcher.parse)")]
@@ -81,11 +79,13 @@ def fetch_command(
       gossamer fetch crawl/segments/20261122103000 -threads 50
 
       gossamer fetch crawl/segments/20261122103000 -parse -D fetcher.server.delay=1
+
+      gossamer fetch s3://bucket/crawl/segments/20261122103000 -D fs.s3.endpoint=http://127.0.0.1:9000
     """
     from gossamer.crawl.fetch.job import FetchOptions, fetch_segment
 
-    settings = settings_for(CrawlLayout.of_table(segment.parent).root)
+    place, settings = segment_argument(segment)
     choice = True if parse else (False if no_parse else None)
     with user_errors(), fetch_progress() as progress:
-        report = fetch_segment(segment, settings, FetchOptions(threads, choice, processes), progress)
+        report = fetch_segment(place, settings, FetchOptions(threads, choice, processes), progress)
     print_fetch_report(report)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, local_path_argument, table_argument, user_errors
+from gossamer.cli.common import EXIT_NOTHING, place_argument, table_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.generate import GenerateReport
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def generate_command(
     crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
-    segments_dir: Annotated[str, typer.Argument(help="local directory of segments (a new one is created in it)")],
+    segments_dir: Annotated[str, typer.Argument(help="directory or URI of segments (a new one is created in it)")],
     top_n: Annotated[int | None, typer.Option("-topN", "--top-n", help="URLs per segment")] = None,
     num_fetchers: Annotated[int, typer.Option("-numFetchers", "--num-fetchers",
                                               help="fetch partitions (one host is in one partition)")] = 1,
@@ -35,12 +35,12 @@ def generate_command(
 
       gossamer generate crawl/crawldb crawl/segments -topN 50000 -numFetchers 2 -D generate.max.count=100
 
-      gossamer generate s3://bucket/crawl/crawldb crawl/segments -topN 1000
+      gossamer generate s3://bucket/crawl/crawldb s3://bucket/crawl/segments -topN 1000
     """
     from gossamer.crawl.generate import GenerateOptions, generate
 
     place, settings = table_argument(crawldb)
-    segments = local_path_argument(segments_dir, "the segments directory")
+    segments = place_argument(segments_dir, settings)
     options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
     with user_errors():
         report = generate(place, segments, settings, options)
@@ -57,7 +57,9 @@ def print_generate_report(report: GenerateReport) -> bool:
     if not report.segments:
         typer.echo("Generator: 0 records selected for fetching, exiting ...")
         return False
+    from gossamer.crawl.segment_files import place_text
+
     for path, count in zip(report.segments, report.selected, strict=True):
-        typer.echo(f"Generator: segment {path}: {count} URLs")
+        typer.echo(f"Generator: segment {place_text(path)}: {count} URLs")
     typer.echo(f"Generator: finished in {report.seconds:.2f} s")
     return True

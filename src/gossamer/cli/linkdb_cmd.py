@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 def invertlinks_command(
     linkdb: Annotated[str, typer.Argument(help="linkdb directory or URI (crawl/linkdb, s3://bucket/crawl/linkdb)")],
-    segments: Annotated[list[str] | None, typer.Argument(help="local segment directories", show_default=False)]
+    segments: Annotated[list[str] | None, typer.Argument(help="segment directories or URIs", show_default=False)]
     = None,
-    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this local directory")]
+    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this directory or URI")]
     = None,
     no_normalize: Annotated[bool, typer.Option("-noNormalize", "-nonormalize", "--no-normalize",
                                                help="skip URL normalizers")] = False,
@@ -44,12 +44,12 @@ def invertlinks_command(
 
       gossamer invertlinks crawl/linkdb crawl/segments/20261122103000 -noNormalize -noFilter
 
-      gossamer invertlinks s3://bucket/crawl/linkdb -dir crawl/segments
+      gossamer invertlinks s3://bucket/crawl/linkdb -dir s3://bucket/crawl/segments
     """
     from gossamer.crawl.linkdb import invert_links
 
-    chosen = segment_arguments(segments, segments_dir)
     place, settings = table_argument(linkdb)
+    chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("invertlinks") as progress:
         report = invert_links(place, chosen, settings, not no_normalize, not no_filter, progress)
     _print_report("LinkDb", report)

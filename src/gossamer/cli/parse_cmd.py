@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, settings_for, user_errors
-from gossamer.store.layout import CrawlLayout
+from gossamer.cli.common import fail, job_progress, print_errors, segment_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.parse import ParseReport
@@ -38,7 +36,7 @@ def print_parse_report(report: ParseReport) -> None:
 
 
 def parse_command(
-    segment: Annotated[Path, typer.Argument(help="segment directory (fetched, with content)")],
+    segment: Annotated[str, typer.Argument(help="segment directory or URI (fetched, with content)")],
     no_filter: Annotated[bool, typer.Option("-noFilter", "--no-filter",
                                             help="do not filter outlinks (parse.filter.urls=false)")] = False,
     no_normalize: Annotated[bool, typer.Option("-noNormalize", "--no-normalize",
@@ -54,12 +52,14 @@ def parse_command(
       gossamer parse crawl/segments/20261122103000
 
       gossamer parse crawl/segments/20261122103000 -noFilter -D db.max.outlinks.per.page=500
+
+      gossamer parse s3://bucket/crawl/segments/20261122103000
     """
     from gossamer.crawl.parse import parse_segment
 
     if processes is not None and processes < 0:
         fail("-processes must be 0 (one per core) or more")
-    settings = settings_for(CrawlLayout.of_table(segment.parent).root)
+    place, settings = segment_argument(segment)
     overrides: list[tuple[str, object]] = []
     if no_filter:
         overrides.append(("parse.filter.urls", False))
@@ -70,5 +70,5 @@ def parse_command(
     if overrides:
         settings = settings.with_values(overrides, "command line")
     with user_errors(), job_progress("parse") as progress:
-        report = parse_segment(segment, settings, progress)
+        report = parse_segment(place, settings, progress)
     print_parse_report(report)

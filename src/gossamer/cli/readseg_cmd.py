@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, fail, user_errors
+from gossamer.cli.common import (
+    EXIT_NOTHING,
+    fail,
+    local_path_argument,
+    segment_argument,
+    segment_arguments,
+    settings_for,
+    user_errors,
+)
 
 
 def _sections(no_content: bool, no_fetch: bool, no_generate: bool, no_parse: bool, no_parse_data: bool,
@@ -32,8 +39,8 @@ def readseg_command(
     = False,
     dump: Annotated[bool, typer.Option("-dump", "--dump", help="write every record to <output>/dump")] = False,
     get: Annotated[bool, typer.Option("-get", "--get", help="print every record of one URL")] = False,
-    segments_dir: Annotated[Path | None, typer.Option("-dir", "--dir", help="-list: every segment in this "
-                                                      "directory")] = None,
+    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="-list: every segment in this "
+                                                     "directory or URI")] = None,
     no_content: Annotated[bool, typer.Option("-nocontent", "--no-content")] = False,
     no_fetch: Annotated[bool, typer.Option("-nofetch", "--no-fetch")] = False,
     no_generate: Annotated[bool, typer.Option("-nogenerate", "--no-generate")] = False,
@@ -50,19 +57,21 @@ def readseg_command(
       gossamer readseg -dump crawl/segments/20261122103000 out -nocontent
 
       gossamer readseg -get crawl/segments/20261122103000 http://example.org/
+
+      gossamer readseg -list -dir s3://bucket/crawl/segments -D fs.s3.endpoint=http://127.0.0.1:9000
+
+    Segments may be paths or URIs (s3://, hdfs://, gs://); the -dump output is a local directory.
     """
     from gossamer.crawl.readseg import dump_segment, format_records, records_for, segment_info
-    from gossamer.crawl.segments import list_segments
-
     args = list(args or [])
     if sum((list_, dump, get)) != 1:
         fail("choose one of -list, -dump, -get")
     sections = _sections(no_content, no_fetch, no_generate, no_parse, no_parse_data, no_parse_text)
     with user_errors():
         if list_:
-            chosen = [Path(a) for a in args] + (list_segments(segments_dir) if segments_dir else [])
-            if not chosen:
+            if not args and segments_dir is None:
                 fail("-list needs segment directories or -dir <segments_dir>")
+            chosen = segment_arguments(args, segments_dir, settings_for(None))
             typer.echo("NAME\t\tGENERATED\tFETCHER START\t\tFETCHER END\t\tFETCHED\tPARSED")
             for segment in chosen:
                 info = segment_info(segment)
@@ -72,15 +81,15 @@ def readseg_command(
         elif dump:
             if len(args) != 2:
                 fail("-dump needs <segment> <output>")
-            output = Path(args[1])
+            output = local_path_argument(args[1], "the dump directory")
             if output.exists() and any(output.iterdir()):
                 fail(f"output {output} exists and is not empty")
-            count = dump_segment(Path(args[0]), output, sections)
+            count = dump_segment(segment_argument(args[0])[0], output, sections)
             typer.echo(f"SegmentReader: dumped {count} URLs to {output / 'dump'}")
         else:
             if len(args) != 2:
                 fail("-get needs <segment> <url>")
-            records = records_for(Path(args[0]), args[1], sections)
+            records = records_for(segment_argument(args[0])[0], args[1], sections)
             if not records:
                 typer.echo(f"SegmentReader: {args[1]} not found in {args[0]}")
                 raise typer.Exit(EXIT_NOTHING)

@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 def updatedb_command(
     crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
-    segments: Annotated[list[str] | None, typer.Argument(help="local segment directories", show_default=False)]
+    segments: Annotated[list[str] | None, typer.Argument(help="segment directories or URIs", show_default=False)]
     = None,
-    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this local directory")]
+    segments_dir: Annotated[str | None, typer.Option("-dir", "--dir", help="every segment in this directory or URI")]
     = None,
     no_additions: Annotated[bool, typer.Option("-noAdditions", "--no-additions",
                                                help="only update URLs already in the crawldb")] = False,
@@ -31,11 +31,13 @@ def updatedb_command(
       gossamer updatedb crawl/crawldb crawl/segments/20261122103000
 
       gossamer updatedb crawl/crawldb -dir crawl/segments -noAdditions
+
+      gossamer updatedb s3://bucket/crawl/crawldb -dir s3://bucket/crawl/segments
     """
     from gossamer.crawl.updatedb import UpdateOptions, updatedb
 
-    chosen = segment_arguments(segments, segments_dir)
     place, settings = table_argument(crawldb)
+    chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("updatedb") as progress:
         report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),
                           progress)

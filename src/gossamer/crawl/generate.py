@@ -11,8 +11,9 @@ crawldb too (rewritten atomically), so a second generate within
 
 The crawldb may live on any filesystem a :class:`~gossamer.store.location.Location`
 reaches (``s3://`` …): the candidate table is staged beside it, where every executor
-of a cluster can write it (see :mod:`gossamer.crawl.generate_select`).  Segments are
-written to a local path.
+of a cluster can write it (see :mod:`gossamer.crawl.generate_select`).  So may the
+segments directory: a remote segment is written in place and exists once its
+``crawl_generate/_SUCCESS`` does (see :mod:`gossamer.crawl.segments`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pyarrow.compute as pc
 from gossamer.core.datum import META_GENERATE_TIME, now_millis
 from gossamer.core.settings import Settings
 from gossamer.crawl.generate_select import SelectOptions, select
+from gossamer.crawl.segment_files import Place
 from gossamer.crawl.segments import SegmentWriter, new_segment_name, partition_key_function
 from gossamer.crawl.tablejob import TableJobRun, run_table_job, table_lock
 from gossamer.engine import Input, Job, TableSource, TaskContext
@@ -53,21 +55,22 @@ class GenerateOptions:
 class GenerateReport:
     """Segments created and counters."""
 
-    segments: list[Path] = field(default_factory=list)
+    segments: list[Place] = field(default_factory=list)
     selected: list[int] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
 
-def generate(crawldb: Path | Location | str, segments_dir: Path, settings: Settings,
+def generate(crawldb: Path | Location | str, segments_dir: Path | Location | str, settings: Settings,
              options: GenerateOptions | None = None) -> GenerateReport:
-    """Generate up to ``max_num_segments`` fetch lists from ``crawldb`` (a path or a URI) into ``segments_dir``.
+    """Generate up to ``max_num_segments`` fetch lists from ``crawldb`` into ``segments_dir`` (each a path or URI).
 
     See the module docstring.  Raises :class:`~gossamer.store.TableError` without a
     crawldb and :class:`~gossamer.store.LockedError` when another writer holds it.
     """
     options = options or GenerateOptions()
     crawldb = local_or_remote(crawldb, settings)
+    segments = local_or_remote(segments_dir, settings)
     if options.num_fetchers < 1 or options.max_num_segments < 1:
         raise ValueError("-numFetchers and -maxNumSegments must be at least 1")
     started = time.monotonic()
@@ -86,7 +89,7 @@ def generate(crawldb: Path | Location | str, segments_dir: Path, settings: Setti
         for rows in selection.segments:
             if not rows:
                 continue
-            writer = SegmentWriter(segments_dir, new_segment_name(segments_dir))
+            writer = SegmentWriter(segments, new_segment_name(segments))
             try:
                 writer.write_table("crawl_generate", pa.Table.from_batches([datums_to_batch(rows)]),
                                    options.num_fetchers, key, settings.get_int("store.row.group.rows"),

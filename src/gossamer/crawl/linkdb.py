@@ -17,7 +17,8 @@ leaves the previous linkdb as it was.
 
 A linkdb may live on any filesystem a :class:`~gossamer.store.location.Location`
 reaches (a path, ``s3://`` …, given as a string with the settings that say how to
-reach it); segments are local paths.
+reach it); so may the segments (a ``parse_data`` there counts once its ``_SUCCESS``
+exists, see :mod:`gossamer.crawl.segment_files`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from gossamer.core.records import Inlink
 from gossamer.core.settings import Settings
 from gossamer.crawl.linkdb_logic import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
+from gossamer.crawl.segment_files import place_text, table_present
 from gossamer.crawl.tablejob import TableJobRun, run_table_job
 from gossamer.engine import Input, Job, ProgressFn, TableSource
 from gossamer.store.install import Place, live_version_dir, open_live
@@ -66,29 +68,31 @@ class InvertReport:
     done: bool = True
 
 
-def _segment_inputs(segment_dirs: Sequence[Path], normalize: bool, filter: bool,
+def _segment_inputs(segment_dirs: Sequence[Place], settings: Settings, normalize: bool, filter: bool,
                     report: InvertReport) -> list[Input]:
     """One shuffled input per segment with a complete parse_data; the others are noted in ``report``."""
     inputs = []
-    for segment in segment_dirs:
+    for given in segment_dirs:
+        segment = local_or_remote(given, settings)
+        name = place_text(segment)
         if not segment.is_dir():
-            raise FileNotFoundError(f"no such segment directory: {segment}")
+            raise FileNotFoundError(f"no such segment directory: {name}")
         data = segment / PARSE_DATA
-        if not data.is_dir():
-            report.skipped.append(f"{segment}: no {PARSE_DATA} (not parsed yet)")
+        if not table_present(data):
+            report.skipped.append(f"{name}: no {PARSE_DATA} (not parsed yet)")
             continue
         try:
             TableVersion(data).close()
         except TableError as exc:
-            report.skipped.append(f"{segment}: {exc}")
+            report.skipped.append(f"{name}: {exc}")
             continue
         inputs.append(Input(TableSource(str(data)), InvertMapper(normalize, filter)))
-        report.segments.append(str(segment))
+        report.segments.append(name)
     report.counters["segments_skipped"] = len(report.skipped)
     return inputs
 
 
-def invert_links(linkdb_dir: Place, segment_dirs: Sequence[Path], settings: Settings, normalize: bool = True,
+def invert_links(linkdb_dir: Place, segment_dirs: Sequence[Place], settings: Settings, normalize: bool = True,
                  filter: bool = True, progress: ProgressFn | None = None) -> InvertReport:
     """Add the outlinks of ``segment_dirs`` to the linkdb at ``linkdb_dir`` as inlinks (see the module docstring).
 
@@ -99,7 +103,7 @@ def invert_links(linkdb_dir: Place, segment_dirs: Sequence[Path], settings: Sett
     started = time.monotonic()
     report = InvertReport()
     options = LinkDbSettings.from_settings(settings)
-    seg_inputs = _segment_inputs(segment_dirs, normalize, filter, report)
+    seg_inputs = _segment_inputs(segment_dirs, settings, normalize, filter, report)
     if options.ignore_internal and options.ignore_external:
         report.skipped.append("every link (linkdb.ignore.internal.links and linkdb.ignore.external.links "
                               "are both true)")

@@ -9,23 +9,29 @@ does; other tables print ``name: value`` lines, so new columns show up without
 changes here.  The dump groups records by URL in URL order with a streaming
 k-way merge of the sorted tables; WARC content is found through an in-memory
 index of record offsets (a few dozen bytes per record).
+
+A segment may be a local path or a :class:`~gossamer.store.location.Location`
+(``s3://`` …): tables are read through its filesystem, a table without ``_SUCCESS``
+counts as absent, and WARC files are read from temporary local copies (kept while
+the command runs).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.status import CrawlStatus
+from gossamer.crawl.segment_files import Place, local_copy, table_present, warc_files
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.table import TableVersion
+from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
 
 DATUM_TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse")
 ROW_TABLES = ("parse_data", "parse_text")
@@ -48,17 +54,17 @@ class SegmentInfo:
     parsed: int | None
 
 
-def _complete(segment: Path, table: str) -> bool:
-    return (segment / table / "_SUCCESS").is_file()
+def _complete(segment: Place, table: str) -> bool:
+    return table_present(segment / table) and (segment / table / SUCCESS_MARKER).is_file()
 
 
-def segment_info(segment: Path) -> SegmentInfo:
+def segment_info(segment: Place) -> SegmentInfo:
     """Counts and fetch time range of a segment (None for parts it does not have)."""
     generated = TableVersion(segment / "crawl_generate").num_rows() if _complete(segment, "crawl_generate") else None
     start = end = fetched = parsed = None
     if _complete(segment, "crawl_fetch"):
         with TableVersion(segment / "crawl_fetch") as version:
-            times = [pq.read_table(p, columns=["fetch_time", "status"]) for p in version.part_paths()]
+            times = [read_parquet_file(p, columns=["fetch_time", "status"]) for p in version.part_paths()]
             table = pa.concat_tables(times) if times else None
             fetched = 0
             if table is not None and table.num_rows:  # fetch_* rows only (not linked redirect targets)
@@ -97,16 +103,16 @@ def _texts(table: str, data: pa.Table | pa.RecordBatch) -> Iterator[tuple[str, s
             yield str(row["url"]), _format_row(row)
 
 
-def _table_rows(segment: Path, table: str, url: str) -> Iterator[tuple[str, str]]:
+def _table_rows(segment: Place, table: str, url: str) -> Iterator[tuple[str, str]]:
     """``(url, text)`` of the rows of ``url`` in a table (row groups skipped by their statistics)."""
     if not _complete(segment, table):
         return
     with TableVersion(segment / table) as version:
         for path in version.part_paths():
-            yield from _texts(table, pq.read_table(path, filters=[("url", "=", url)]))
+            yield from _texts(table, read_parquet_file(path, filters=[("url", "=", url)]))
 
 
-def _sorted_table(segment: Path, table: str) -> Iterator[tuple[str, str]]:
+def _sorted_table(segment: Place, table: str) -> Iterator[tuple[str, str]]:
     """All rows of a table in URL order across parts (a streaming merge of the sorted parts)."""
     if not _complete(segment, table):
         return iter(())
@@ -115,20 +121,35 @@ def _sorted_table(segment: Path, table: str) -> Iterator[tuple[str, str]]:
     return heapq.merge(*(_part_rows(segment, table, i) for i in range(parts)), key=lambda pair: pair[0])
 
 
-def _part_rows(segment: Path, table: str, index: int) -> Iterator[tuple[str, str]]:
+def _part_rows(segment: Place, table: str, index: int) -> Iterator[tuple[str, str]]:
     with TableVersion(segment / table) as version:
         if table == "crawl_generate":  # stored in fetch order: sort it (fetch lists are bounded by -topN)
-            data = pq.read_table(version.part_path(index))
+            data = read_parquet_file(version.part_path(index))
             yield from _texts(table, data.take(pc.sort_indices(data, [("url", "ascending")])))
             return
         for batch in version.iter_part(index, 1024):
             yield from _texts(table, batch)
 
 
-def content_index(segment: Path) -> dict[str, list[tuple[Path, int]]]:
-    """URL → (WARC file, offset) of its response records."""
+@contextmanager
+def content_records(segment: Place, wanted: bool = True) -> Iterator[dict[str, list[tuple[Path, int]]]]:
+    """URL → (local WARC file, offset) of its response records, valid inside the ``with`` block.
+
+    A remote segment's WARC files are downloaded into temporary directories removed at
+    the end of the block, and count only once its fetch is committed
+    (``crawl_fetch/_SUCCESS``).  ``wanted=False`` yields an empty index.
+    """
+    files = [p for p in warc_files(segment / "content") if p.name.endswith(".warc.gz")] if wanted else []
+    if not isinstance(segment, Path) and not table_present(segment / "crawl_fetch"):
+        files = []
+    with ExitStack() as copies:
+        yield content_index([copies.enter_context(local_copy(path)) for path in files])
+
+
+def content_index(files: list[Path]) -> dict[str, list[tuple[Path, int]]]:
+    """URL → (WARC file, offset) of the response records of local WARC files."""
     index: dict[str, list[tuple[Path, int]]] = {}
-    for path in sorted((segment / "content").glob("*.warc.gz")):
+    for path in files:
         with open(path, "rb") as stream:
             for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=False):
                 target = record.headers.get("WARC-Target-URI", "")
@@ -151,12 +172,13 @@ def content_text(path: Path, offset: int, limit: int = 1 << 20) -> str:
     return ""
 
 
-def records_for(segment: Path, url: str, sections: tuple[str, ...] = SECTIONS) -> dict[str, list[str]]:
+def records_for(segment: Place, url: str, sections: tuple[str, ...] = SECTIONS) -> dict[str, list[str]]:
     """Every record of ``url`` per section (``readseg -get``)."""
     found: dict[str, list[str]] = {}
     for section in sections:
         if section == "content":
-            texts = [content_text(p, o) for p, o in content_index(segment).get(url, [])]
+            with content_records(segment) as content:
+                texts = [content_text(p, o) for p, o in content.get(url, [])]
         else:
             texts = [text for _, text in _table_rows(segment, section, url)]
         if texts:
@@ -179,14 +201,14 @@ def _ranked(rows: Iterator[tuple[str, str]], rank: int) -> Iterator[tuple[str, i
         yield url, rank, text
 
 
-def dump_segment(segment: Path, output: Path, sections: tuple[str, ...] = SECTIONS) -> int:
+def dump_segment(segment: Place, output: Path, sections: tuple[str, ...] = SECTIONS) -> int:
     """Write every URL's records to ``output/dump`` in URL order; returns the number of URLs."""
     output.mkdir(parents=True, exist_ok=True)
     streams = [_ranked(_sorted_table(segment, section), rank)
                for rank, section in enumerate(SECTIONS) if section in sections and section != "content"]
-    content = content_index(segment) if "content" in sections else {}
     count = 0
-    with open(output / "dump", "w", encoding="utf-8") as handle:
+    with content_records(segment, "content" in sections) as content, \
+            open(output / "dump", "w", encoding="utf-8") as handle:
         current: str | None = None
         records: dict[str, list[str]] = {}
 

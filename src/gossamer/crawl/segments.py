@@ -4,14 +4,17 @@ A segment is written once.  Its sub-tables (``crawl_generate``, later
 ``crawl_fetch``, ``crawl_parse``, ``parse_data``, ``parse_text``) are table
 *versions* directly (part files, ``_table.json``, ``_SUCCESS``), partitioned for
 fetching: by host, domain or IP hash (``partition.url.mode``), so one host is only
-ever in one fetch partition.  A new segment is built in ``segments/.tmp-<name>``
+ever in one fetch partition.  A new local segment is built in ``segments/.tmp-<name>``
 and renamed into place when complete, so a crash never leaves a half segment.
+
+The segments directory may also be a :class:`~gossamer.store.location.Location`
+(``s3://``, ``hdfs://`` …): there a segment is written in place and exists once
+``<segment>/crawl_generate/_SUCCESS`` does (see :mod:`gossamer.crawl.segment_files`).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import time
 import zlib
@@ -22,16 +25,22 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gossamer.crawl.segment_files import Place, remove_tree
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.partitioning import host_of
-from gossamer.store.table import PartWriter, TableDescription, finish_version, part_name
+from gossamer.store.table import SUCCESS_MARKER, PartWriter, TableDescription, finish_version, part_name
 
 SEGMENT_NAME_FORMAT = "%Y%m%d%H%M%S"
 PARTITION_MODES = ("byHost", "byDomain", "byIP")
 
 
-def new_segment_name(segments_dir: Path, now: float | None = None) -> str:
-    """A ``yyyyMMddHHmmss`` name (UTC) not yet used in ``segments_dir`` (later seconds if taken)."""
+def new_segment_name(segments_dir: Place, now: float | None = None) -> str:
+    """A ``yyyyMMddHHmmss`` name (UTC) not yet used in ``segments_dir`` (later seconds if taken).
+
+    On another filesystem a name is taken while anything is stored under it (the
+    leftovers of a generate that died too), so a new segment never mixes with old files.
+    """
     moment = int(now if now is not None else time.time())
     while True:
         name = datetime.fromtimestamp(moment, tz=UTC).strftime(SEGMENT_NAME_FORMAT)
@@ -40,11 +49,19 @@ def new_segment_name(segments_dir: Path, now: float | None = None) -> str:
         moment += 1
 
 
-def list_segments(segments_dir: Path) -> list[Path]:
-    """Complete segments, oldest first."""
-    if not segments_dir.is_dir():
+def list_segments(segments_dir: Place | str) -> list[Place]:
+    """Complete segments, oldest first (a path or URI in, paths or Locations out).
+
+    Local: the numbered directories (renamed into place whole).  Elsewhere: the
+    numbered prefixes holding ``crawl_generate/_SUCCESS``.
+    """
+    place = local_or_remote(segments_dir)
+    if isinstance(place, Location):
+        return [place / info.base_name for info in place.list() if info.base_name.isdigit()
+                and (place / info.base_name / "crawl_generate" / SUCCESS_MARKER).is_file()]
+    if not place.is_dir():
         return []
-    return sorted(p for p in segments_dir.iterdir() if p.is_dir() and p.name.isdigit())
+    return sorted(p for p in place.iterdir() if p.is_dir() and p.name.isdigit())
 
 
 def partition_key_function(mode: str, seed: int = 0) -> Callable[[str], int]:
@@ -98,13 +115,20 @@ def fetch_order(rows: pa.Table) -> pa.Array:
 
 
 class SegmentWriter:
-    """Builds a segment in a temporary directory; :meth:`commit` renames it into place."""
+    """Builds a segment: locally in a temporary directory that :meth:`commit` renames into place.
 
-    def __init__(self, segments_dir: Path, name: str) -> None:
-        segments_dir.mkdir(parents=True, exist_ok=True)
-        self.final = segments_dir / name
-        self.tmp = segments_dir / f".tmp-{name}"
-        self.tmp.mkdir()
+    On another filesystem the segment is written in place under its final name (which
+    :func:`new_segment_name` found unused); the ``_SUCCESS`` of ``crawl_generate``,
+    written last by :meth:`write_table`, makes it exist.
+    """
+
+    def __init__(self, segments_dir: Place, name: str) -> None:
+        self.final: Place = segments_dir / name
+        self.tmp: Place = self.final
+        if isinstance(segments_dir, Path):
+            segments_dir.mkdir(parents=True, exist_ok=True)
+            self.tmp = segments_dir / f".tmp-{name}"
+            self.tmp.mkdir()
 
     def write_table(self, subdir: str, table: pa.Table, parts: int, key: Callable[[str], int],
                     row_group_rows: int, compression: str, kind: str, order: str = "url",
@@ -116,7 +140,7 @@ class SegmentWriter:
         host's queue busy without reading the whole list.
         """
         directory = self.tmp / subdir
-        directory.mkdir()
+        directory.mkdir()  # a no-op on object stores
         urls = table.column("url").to_pylist()
         part_ids = pa.array([key(u) % parts for u in urls], pa.int32())
         for part in range(parts):
@@ -131,11 +155,15 @@ class SegmentWriter:
                                                    rows=table.num_rows, job="generate",
                                                    created=int(time.time() * 1000)))
 
-    def commit(self) -> Path:
-        """Make the segment visible under its final name."""
-        os.rename(self.tmp, self.final)
+    def commit(self) -> Place:
+        """Make the segment visible under its final name (elsewhere it already is, by its ``_SUCCESS``)."""
+        if isinstance(self.tmp, Path):
+            os.rename(self.tmp, self.final)
         return self.final
 
     def abort(self) -> None:
         """Remove the unfinished segment."""
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        try:
+            remove_tree(self.tmp)
+        except OSError:
+            pass

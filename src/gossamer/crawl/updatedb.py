@@ -13,7 +13,7 @@ adjusts orphaned scores).  The new crawldb is installed atomically under the loc
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -25,12 +25,13 @@ import pyarrow.compute as pc
 
 from gossamer.core.datum import CrawlDatum, now_millis
 from gossamer.core.settings import Settings
+from gossamer.crawl.segment_files import Place, place_text, table_present
 from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
 from gossamer.crawl.updatedb_logic import UpdateContext, UpdateSettings, keep_old, reduce_values
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, arange
 from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key, task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
-from gossamer.store.location import Location
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.partitioning import hosts_of
 from gossamer.store.table import TableVersion
 
@@ -246,24 +247,28 @@ def _datum_rows(rows: pa.RecordBatch, firsts: pa.Array, datums: list[CrawlDatum]
     return pa.RecordBatch.from_arrays(arrays, schema=CRAWLDB_SCHEMA)
 
 
-def segment_inputs(segments: list[Path], options: UpdateOptions) -> list[Input]:
-    """The crawl_fetch / crawl_parse tables of ``segments`` as shuffled inputs."""
+def segment_inputs(segments: Sequence[Place], options: UpdateOptions) -> list[Input]:
+    """The crawl_fetch / crawl_parse tables of ``segments`` (paths or Locations) as shuffled inputs.
+
+    A table that is not there (on another filesystem: without ``_SUCCESS``) is left out.
+    """
     inputs = []
     for segment in segments:
         for name in SEGMENT_INPUTS:
             directory = segment / name
-            if directory.is_dir():
+            if table_present(directory):
                 TableVersion(directory).close()  # raises TableError when incomplete
                 inputs.append(Input(TableSource(str(directory)), CrawlDbFilter(options, is_crawldb=False)))
     return inputs
 
 
-def updatedb(crawldb: Path | Location | str, segments: list[Path], settings: Settings,
+def updatedb(crawldb: Path | Location | str, segments: Sequence[Place | str], settings: Settings,
              options: UpdateOptions | None = None, progress: ProgressFn | None = None) -> UpdateReport:
     """Merge ``segments`` into ``crawldb`` (see the module docstring)."""
     options = options or UpdateOptions()
     additions = options.additions and settings.get_bool("db.update.additions.allowed")
-    seg_inputs = segment_inputs(segments, options)
+    places = [local_or_remote(segment, settings) for segment in segments]
+    seg_inputs = segment_inputs(places, options)
     if not seg_inputs:
         raise ValueError("no segment has crawl_fetch or crawl_parse data to update from")
     now = now_millis()
@@ -281,4 +286,4 @@ def updatedb(crawldb: Path | Location | str, segments: list[Path], settings: Set
 
     result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress)
     return UpdateReport(dict(result.counters), result.errors, result.rows, result.seconds, recovered,
-                        segments=[str(s) for s in segments])
+                        segments=[place_text(s) for s in places])

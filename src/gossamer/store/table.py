@@ -80,12 +80,26 @@ def parts_dataset(directory: Path | Location | str, files: Sequence[str]) -> ds.
     return ds.dataset([str(place / name) for name in files], format="parquet")
 
 
-def read_parquet_file(path: Path | Location | str, columns: list[str] | None = None) -> pa.Table:
-    """One whole Parquet file, local or on another filesystem (FileNotFoundError when absent)."""
+def read_parquet_file(path: Path | Location | str, columns: list[str] | None = None,
+                      filters: list[tuple[str, str, object]] | None = None) -> pa.Table:
+    """One whole Parquet file, local or on another filesystem (FileNotFoundError when absent).
+
+    ``filters`` (pyarrow's ``[(column, op, value)]``) skip row groups by their statistics.
+    """
     place = local_or_remote(path)
     if isinstance(place, Location):
-        return pq.read_table(place.path, columns=columns, filesystem=place.fs)
-    return pq.read_table(place, columns=columns)
+        return pq.read_table(place.path, columns=columns, filters=filters, filesystem=place.fs)
+    return pq.read_table(place, columns=columns, filters=filters)
+
+
+def parquet_rows(path: Path | Location | str) -> int:
+    """Rows of one Parquet file, from its footer (local or on another filesystem)."""
+    place = local_or_remote(path)
+    if isinstance(place, Location):
+        with place.open_input() as handle, pq.ParquetFile(handle) as part:
+            return part.metadata.num_rows
+    with pq.ParquetFile(place) as part:
+        return part.metadata.num_rows
 
 
 def fsync_path(path: Path) -> None:

@@ -42,14 +42,16 @@ def tree_files(root: Path | Location) -> list[str]:
 
 
 def copy_file(source: Path | Location, target: Path | Location) -> int:
-    """Copy one file (the target's parents are created); returns the bytes copied.
+    """Copy one file byte for byte (the target's parents are created); returns the bytes copied.
 
     On an object store the target object appears, whole, when its upload completes.
     """
     src, dst = _as_location(source), _as_location(target)
     dst.parent.mkdir()
     copied = 0
-    with src.fs.open_input_stream(src.path) as reader, dst.fs.open_output_stream(dst.path) as writer:
+    # compression=None: pyarrow would otherwise (de)compress by the name's suffix (``.gz``), changing the bytes
+    with src.fs.open_input_stream(src.path, compression=None) as reader, \
+            dst.fs.open_output_stream(dst.path, compression=None) as writer:
         while chunk := reader.read(_CHUNK):
             writer.write(chunk)
             copied += len(chunk)

@@ -14,10 +14,13 @@ Each process streams its share of ``crawl_generate`` (hosts interleaved, see
 :func:`~gossamer.crawl.fetch.fetcher.fetch_all` into a
 :class:`~gossamer.crawl.fetch.segment_sink.SegmentSink` writing part ``k`` of
 crawl_fetch (and of the parse tables with ``fetcher.parse``) plus its own WARC
-files, all under ``<segment>/.fetch-staging/``.  When every process is done the
-tables get their descriptors and are renamed into the segment (content first,
-crawl_fetch last): a crash leaves the segment as it was before the fetch, and the
-next run starts over.  Progress reaches the parent through a queue.
+files, all under ``<segment>/.fetch-staging/`` — or, for a segment on another
+filesystem (``s3://``, ``hdfs://`` …), into local scratch uploaded under the
+segment when the share is done.  When every process is done the tables are
+installed (:mod:`gossamer.crawl.fetch.install`: locally renamed into the segment,
+content first, crawl_fetch last; elsewhere committed by ``crawl_fetch/_SUCCESS``):
+a crash leaves the segment as it was before the fetch, and the next run starts over.
+Progress reaches the parent through a queue.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import logging
 import multiprocessing
 import os
 import queue
-import shutil
 import time
 import zlib
 from collections import Counter
@@ -39,15 +41,17 @@ from typing import Any
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.crawl.fetch.fetcher import fetch_all
+from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch, prepare_fetch, recent_requests
 from gossamer.crawl.fetch.results import FetchSummary
-from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH, SegmentSink
+from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
+from gossamer.crawl.segment_files import Place, ShareOutput
 from gossamer.crawl.segments import partition_key_function
 from gossamer.plugins.builtin.protocol_http import agent_string
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.table import DESCRIPTION_FILE, TableDescription, TableError, TableVersion, finish_version
+from gossamer.store.location import Location, local_or_remote
+from gossamer.store.table import TableVersion
 
 LOG = logging.getLogger(__name__)
-STAGING = ".fetch-staging"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class FetchReport:
     parse_status: Counter[str] = field(default_factory=Counter)
     parse_errors: list[str] = field(default_factory=list)
     rows: Counter[str] = field(default_factory=Counter)
+    files: list[str] = field(default_factory=list)
     redirects_followed: int = 0
     redirect_loops: int = 0
     stopped: list[str] = field(default_factory=list)
@@ -106,6 +111,7 @@ class FetchReport:
         self.parse_status.update(part["parse_status"])
         self.parse_errors.extend(part["parse_errors"][: max(0, 20 - len(self.parse_errors))])
         self.rows.update(part["rows"])
+        self.files.extend(part["files"])
 
 
 def on_spark(settings: Settings) -> bool:
@@ -125,7 +131,7 @@ def process_count(settings: Settings, requested: int | None) -> int:
     return os.cpu_count() or 1
 
 
-def balanced_shares(generate_dir: Path, settings: Settings, processes: int) -> dict[int, int]:
+def balanced_shares(generate_dir: Place, settings: Settings, processes: int) -> dict[int, int]:
     """Queue key → fetch process, so that every process gets about as many URLs.
 
     The keys (hashes of host, domain or IP as ``partition.url.mode`` says) are
@@ -188,7 +194,7 @@ def share_of(settings: Settings, processes: int, index: int,
     return owns
 
 
-def fetch_list(generate_dir: Path, owns: Callable[[str], bool], batch_rows: int = 4096
+def fetch_list(generate_dir: Place, owns: Callable[[str], bool], batch_rows: int = 4096
                ) -> Iterator[tuple[str, CrawlDatum]]:
     """Stream this process's share of the fetch list, part by part, in file order."""
     with TableVersion(generate_dir) as version:
@@ -199,57 +205,11 @@ def fetch_list(generate_dir: Path, owns: Callable[[str], bool], batch_rows: int 
                         yield url, datum
 
 
-def recent_requests(segment: Path, settings: Settings) -> dict[str, float]:
-    """Hosts that the latest other fetched segment beside ``segment`` requested less than a delay ago.
-
-    Returns one URL per such host → the epoch seconds its last response ended (the
-    fetch time crawl_fetch records).  Consecutive rounds of a crawl are separate
-    fetch jobs; without this, a host fetched at the end of one round would get the
-    first request of the next (its robots.txt) too early.
-    """
-    delay = settings.get_float("fetcher.server.min.delay" if settings.get_int("fetcher.threads.per.queue") > 1
-                               else "fetcher.server.delay")
-    if delay <= 0:
-        return {}
-    horizon = time.time() - delay
-    horizon_ms = int(horizon * 1000)
-    latest: tuple[float, Path] | None = None
-    for other in segment.parent.iterdir():
-        try:  # a crawl_fetch installed within the delay (its descriptor is written at install)
-            installed = (other / CRAWL_FETCH / DESCRIPTION_FILE).stat().st_mtime
-        except OSError:
-            continue
-        if other != segment and installed >= horizon and (latest is None or installed > latest[0]):
-            latest = (installed, other)
-    if latest is None:
-        return {}
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ends: dict[str, tuple[int, str]] = {}
-    try:
-        with TableVersion(latest[1] / CRAWL_FETCH) as version:
-            for index in range(version.parts):
-                for batch in version.iter_part(index, 65536, columns=["url", "host", "status", "fetch_time"]):
-                    times = batch.column("fetch_time").cast(pa.timestamp("ms", tz="UTC")).cast(pa.int64())
-                    keep = pc.and_(pc.greater_equal(times, horizon_ms), pc.less(batch.column("status"), 64))
-                    chosen = batch.filter(keep)
-                    for url, host, ended in zip(chosen.column("url").to_pylist(), chosen.column("host").to_pylist(),
-                                                times.filter(keep).to_pylist(), strict=True):
-                        if ended > ends.get(host, (0, ""))[0]:
-                            ends[host] = (ended, url)
-    except (TableError, OSError, pa.ArrowException) as exc:  # unreadable: fetch as if no round came before
-        LOG.warning("%s: cannot read the previous round's fetch times (%s); hosts start without waiting",
-                    latest[1], exc)
-        return {}
-    return {url: ended / 1000 for ended, url in ends.values()}
-
-
-def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
+def _fetch_share(segment: Place, settings: Settings, processes: int, index: int, threads: int, parse: bool,
                  updates: Any, shares: dict[int, int] | None = None,
                  recent: dict[str, float] | None = None) -> dict[str, Any]:
-    """Run one process's fetch loop into part ``index``; returns its counts (picklable)."""
-    staging = segment / STAGING
+    """Run one process's fetch loop into part ``index``; returns its counts and the files it uploaded (picklable)."""
+    output = ShareOutput(segment, STAGING, settings)
     shared = shared_hosts(settings, processes)
     owns = share_of(settings, processes, index, shares, shared)
     # engine.memory.budget.mb is the job's: each process's sorted-part writers get their share of it
@@ -259,8 +219,12 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
     if shared:
         values.append(("fetcher.threads.per.queue", settings.get_int("fetcher.threads.per.queue") // processes))
     per_process = settings.with_values(values, "fetch job (share of one process)")
-    sink = SegmentSink(staging, index, per_process, parse, settings.get_bool("fetcher.store.content"),
-                       f"{segment.name}-{index:05d}")
+    try:
+        sink = SegmentSink(output.directory, index, per_process, parse, settings.get_bool("fetcher.store.content"),
+                           f"{segment.name}-{index:05d}{output.suffix}", segment.name)
+    except BaseException:
+        output.discard()
+        raise
 
     def report(summary: FetchSummary, active: int) -> None:
         if updates is not None:
@@ -272,15 +236,17 @@ def _fetch_share(segment: Path, settings: Settings, processes: int, index: int, 
                                         sharers=processes if shared else 1,
                                         recent={u: t for u, t in (recent or {}).items() if owns(u)}))
         rows = sink.close()
+        files = output.publish()
     except BaseException:
         sink.abort()
+        output.discard()
         raise
     report(summary, 0)
     return {"summary": summary.to_dict(), "drops": dict(sink.drops), "parse_status": dict(sink.parse_status),
-            "parse_errors": sink.parse_errors, "rows": rows}
+            "parse_errors": sink.parse_errors, "rows": rows, "files": files}
 
 
-def _child(segment: Path, settings: Settings, processes: int, index: int, threads: int, parse: bool,
+def _child(segment: Place, settings: Settings, processes: int, index: int, threads: int, parse: bool,
            updates: Any, results: Any, shares: dict[int, int], recent: dict[str, float]) -> None:
     try:
         results.put((index, _fetch_share(segment, settings, processes, index, threads, parse, updates, shares,
@@ -289,13 +255,13 @@ def _child(segment: Path, settings: Settings, processes: int, index: int, thread
         results.put((index, None, f"{type(exc).__name__}: {exc}"))
 
 
-def _shares(segment: Path, settings: Settings, processes: int) -> dict[int, int]:
+def _shares(segment: Place, settings: Settings, processes: int) -> dict[int, int]:
     if shared_hosts(settings, processes):
         return {}
     return balanced_shares(segment / "crawl_generate", settings, processes)
 
 
-def _run_spark_tasks(segment: Path, settings: Settings, processes: int, threads: int, parse: bool,
+def _run_spark_tasks(segment: Place, settings: Settings, processes: int, threads: int, parse: bool,
                      progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
     """One Spark task per share: each runs the same asyncio fetch loop over whole hosts."""
     from gossamer.engine.spark import run_tasks
@@ -309,7 +275,7 @@ def _run_spark_tasks(segment: Path, settings: Settings, processes: int, threads:
         progress(FetchProgress(report.pages, report.bytes, report.errors, 0, time.monotonic() - started))
 
 
-def _run_processes(segment: Path, settings: Settings, processes: int, threads: int, parse: bool,
+def _run_processes(segment: Place, settings: Settings, processes: int, threads: int, parse: bool,
                    progress: Callable[[FetchProgress], None] | None, report: FetchReport) -> None:
     context = multiprocessing.get_context("spawn")
     updates, results = context.Queue(), context.Queue()
@@ -353,41 +319,18 @@ def _run_processes(segment: Path, settings: Settings, processes: int, threads: i
         report.absorb(done[index])
 
 
-def _install(segment: Path, processes: int, parse: bool, rows: int) -> None:
-    staging = segment / STAGING
-    if (staging / CONTENT).is_dir():
-        os.rename(staging / CONTENT, segment / CONTENT)
-    if parse:
-        from gossamer.crawl.parse import finish_parse_tables
-
-        finish_parse_tables(staging, segment, processes, job="fetch")
-    table = staging / CRAWL_FETCH
-    finish_version(table, TableDescription(kind=CRAWL_FETCH, parts=processes, partitioner="fetch-share",
-                                           rows=rows, job="fetch", created=int(time.time() * 1000)))
-    os.rename(table, segment / CRAWL_FETCH)
-    shutil.rmtree(staging, ignore_errors=True)
-
-
-def check_fetchable(segment: Path, parse: bool) -> None:
-    """Raise ValueError / TableError unless ``segment`` has a fetch list and no fetch output yet."""
-    if not (segment / "crawl_generate").is_dir():
-        raise TableError(f"{segment}: not a segment (no crawl_generate)")
-    TableVersion(segment / "crawl_generate").close()
-    existing = [name for name in (CRAWL_FETCH, CONTENT, *(("parse_data", "parse_text", "crawl_parse")
-                                                          if parse else ())) if (segment / name).exists()]
-    if existing:
-        raise ValueError(f"{segment} is already fetched ({', '.join(existing)} exist): generate a new segment")
-
-
-def fetch_segment(segment: Path, settings: Settings, options: FetchOptions | None = None,
+def fetch_segment(segment: Path | Location | str, settings: Settings, options: FetchOptions | None = None,
                   progress: Callable[[FetchProgress], None] | None = None) -> FetchReport:
-    """Fetch ``segment`` (see the module docstring).  Raises ValueError / TableError for unusable input."""
+    """Fetch ``segment``, a path or URI (see the module docstring).
+
+    Raises ValueError / TableError for unusable input.
+    """
     options = options or FetchOptions()
+    segment = local_or_remote(segment, settings)
     agent_string(settings)  # http.agent.name must be set: fail before starting processes
     parse = settings.get_bool("fetcher.parse") if options.parse is None else options.parse
     check_fetchable(segment, parse)
-    shutil.rmtree(segment / STAGING, ignore_errors=True)  # left by a crashed run
-    (segment / STAGING).mkdir()
+    prepare_fetch(segment)  # what a crashed run left
     processes = process_count(settings, options.processes)
     total_threads = options.threads or settings.get_int("fetcher.threads.fetch")
     threads = max(1, -(-total_threads // processes))
@@ -404,7 +347,7 @@ def fetch_segment(segment: Path, settings: Settings, options: FetchOptions | Non
                                    recent=recent_requests(segment, settings)))
     else:
         _run_processes(segment, settings, processes, threads, parse, progress, report)
-    _install(segment, processes, parse, report.rows[CRAWL_FETCH])
+    install_fetch(segment, processes, parse, report.rows[CRAWL_FETCH], report.files)
     report.seconds = time.monotonic() - started
     return report
 

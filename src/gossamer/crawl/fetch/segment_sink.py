@@ -5,9 +5,12 @@ keeps that cheap: datums are buffered as Python rows and turned into one Arrow
 batch every :data:`FLUSH_ROWS` results, exchanges go straight to the WARC
 writer (one gzip member per record), and inline parsing (``fetcher.parse``)
 hands each successful page to the :class:`~gossamer.crawl.parse.PageParser`.
-Everything is written under a staging directory (``<staging>/crawl_fetch/``,
-``<staging>/content/``, the parse tables); the job installs it when every part
-is done, so a crash never leaves a half-fetched segment visible.
+Everything is written under a local directory (``<staging>/crawl_fetch/``,
+``<staging>/content/``, the parse tables): the segment's staging directory, or a
+scratch directory uploaded when the part is done for a segment on another
+filesystem (:class:`~gossamer.crawl.segment_files.ShareOutput`).  The job installs
+the tables when every part is done, so a crash never leaves a half-fetched segment
+visible.
 
 crawl_fetch receives, per fetched URL, its fetch datum, plus the ``linked``
 datums of redirect targets recorded for a later round (as Nutch's Fetcher
@@ -46,13 +49,16 @@ class SegmentSink:
     ``parse`` turns on inline parsing (the parse tables are written by
     :class:`~gossamer.crawl.parse.ParseOutputs` for the same part).  ``drops``
     counts URLs dropped without a fetch by reason; ``parse_status`` counts parse
-    outcomes.  Call :meth:`close` at the end (or :meth:`abort` on failure).
+    outcomes.  ``segment_name`` goes into the WARC files' ``warcinfo`` and the parse
+    data (default: the name of ``staging``'s parent, the segment of a staging directory).
+    Call :meth:`close` at the end (or :meth:`abort` on failure).
     """
 
     def __init__(self, staging: Path, part: int, settings: Settings, parse: bool, store_content: bool,
-                 warc_prefix: str) -> None:
+                 warc_prefix: str, segment_name: str | None = None) -> None:
         self.staging = staging
         self.part = part
+        segment_name = staging.parent.name if segment_name is None else segment_name
         (staging / CRAWL_FETCH).mkdir(parents=True, exist_ok=True)
         writers = 4 if parse else 1
         self.fetch_rows = SortedPartWriter(
@@ -61,7 +67,7 @@ class SegmentSink:
             row_group_rows=settings.get_int("store.row.group.rows"),
             compression=settings.get_str("store.compression"))
         self.warc = WarcFileWriter(staging / CONTENT, prefix=warc_prefix,
-                                   info={"isPartOf": staging.parent.name},
+                                   info={"isPartOf": segment_name},
                                    compression_level=settings.get_int("fetcher.warc.compression.level")
                                    ) if store_content else None
         self.parser: Any = None
@@ -70,7 +76,7 @@ class SegmentSink:
             from gossamer.crawl.parse import PageParser, ParseOutputs
 
             self.parser = PageParser(settings)
-            self.parse_outputs = ParseOutputs(staging, part, settings)
+            self.parse_outputs = ParseOutputs(staging, part, settings, segment_name)
         self.pending: list[tuple[str, CrawlDatum]] = []
         self.drops: Counter[str] = Counter()
         self.parse_status: Counter[str] = Counter()

@@ -5,16 +5,21 @@ datums of ``<segment>/crawl_fetch``.  The WARC files are split into groups of
 about equal size, one per process (``parser.processes``, default one per core; with
 ``engine=spark`` one Spark task per group, default one per task slot);
 process ``k`` parses its files into part ``k`` of parse_data, parse_text and
-crawl_parse under ``<segment>/.parse-staging/``.  A response is parsed when its
+crawl_parse under ``<segment>/.parse-staging/`` — for a segment on another filesystem
+(``s3://``, ``hdfs://`` …) into local scratch, uploaded under the segment when the
+group is done, each WARC file read from a local download of it.  A response is parsed when its
 URL's crawl_fetch datum says ``fetch_success`` (Nutch checks the same through the
 content's fetch status); the first response of a URL in a group wins.  Before
 parsing, the content metadata gets ``nutch.segment.name``, ``_fst_``, ``_ftk_`` and
 the scoring filters' ``pass_score_before_parsing`` (the page's score), as the
 fetcher would have set them.  A page that fails to parse is counted and the job
 goes on; so is a WARC file that cannot be read to its end.  When every process is
-done the tables are installed together (:func:`~.outputs.finish_parse_tables`):
-a crash leaves the segment as it was.  A segment that has crawl_parse is parsed
-already and is refused.
+done the tables are installed together: locally renamed into the segment
+(:func:`~.outputs.finish_parse_tables`), elsewhere committed by their ``_SUCCESS``
+files, crawl_parse last, after the files no group reported are deleted
+(:func:`~gossamer.crawl.segment_files.sweep_unreported`).  A crash leaves the segment
+as it was.  A segment that has crawl_parse is parsed already and is refused; parse
+tables there without it are leftovers of a crash and are deleted first.
 """
 
 from __future__ import annotations
@@ -37,10 +42,21 @@ from gossamer.core.datum import CrawlDatum
 from gossamer.core.records import Content
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, finish_parse_tables
+from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser
-from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses, warc_files
+from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
+from gossamer.crawl.segment_files import (
+    Place,
+    ShareOutput,
+    file_size,
+    local_copy,
+    remove_tree,
+    sweep_unreported,
+    table_present,
+    warc_files,
+)
 from gossamer.store.crawldb_schema import batch_to_datums
+from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableError, TableVersion
 
 LOG = logging.getLogger(__name__)
@@ -64,6 +80,7 @@ class ParseReport:
     errors: list[str] = field(default_factory=list)
     rows: Counter[str] = field(default_factory=Counter)
     removed: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
 
     def absorb(self, part: dict[str, Any]) -> None:
         """Add one process's counts."""
@@ -74,9 +91,10 @@ class ParseReport:
         self.not_parsed.update(part["not_parsed"])
         self.errors.extend(part["errors"][: max(0, MAX_REPORTED - len(self.errors))])
         self.rows.update(part["rows"])
+        self.files.extend(part["files"])
 
 
-def fetch_successes(crawl_fetch: Path) -> dict[str, CrawlDatum]:
+def fetch_successes(crawl_fetch: Place) -> dict[str, CrawlDatum]:
     """URL → fetch datum of every ``fetch_success`` row of a crawl_fetch table."""
     found: dict[str, CrawlDatum] = {}
     with TableVersion(crawl_fetch) as version:
@@ -87,24 +105,26 @@ def fetch_successes(crawl_fetch: Path) -> dict[str, CrawlDatum]:
     return found
 
 
-def split_files(files: list[Path], groups: int) -> list[list[Path]]:
+def split_files(files: list[Place], groups: int) -> list[list[Place]]:
     """At most ``groups`` non-empty groups of about equal total size (largest files placed first)."""
     groups = max(1, min(groups, len(files)))
-    bins: list[tuple[int, list[Path]]] = [(0, []) for _ in range(groups)]
-    for path in sorted(files, key=lambda p: (-p.stat().st_size, p.name)):
+    bins: list[tuple[int, list[Place]]] = [(0, []) for _ in range(groups)]
+    sizes = {path.name: file_size(path) for path in files}
+    for path in sorted(files, key=lambda p: (-sizes[p.name], p.name)):
         index = min(range(groups), key=lambda i: bins[i][0])
         size, members = bins[index]
         members.append(path)
-        bins[index] = (size + path.stat().st_size, members)
-    return [sorted(members) for _, members in bins if members] or [[]]
+        bins[index] = (size + sizes[path.name], members)
+    return [sorted(members, key=lambda p: p.name) for _, members in bins if members] or [[]]
 
 
-def parse_group(segment: Path, settings: Settings, index: int, files: list[Path],
+def parse_group(segment: Place, settings: Settings, index: int, files: list[Place],
                 updates: Any = None) -> dict[str, Any]:
-    """Parse ``files`` into part ``index`` of the staged tables; returns counts (picklable)."""
+    """Parse ``files`` into part ``index`` of the parse tables; returns counts and the files uploaded (picklable)."""
     fetched = fetch_successes(segment / "crawl_fetch")
     parser = PageParser(settings)
-    outputs = ParseOutputs(segment / STAGING, index, settings)
+    output = ShareOutput(segment, STAGING, settings)
+    outputs = ParseOutputs(output.directory, index, settings, segment.name)
     cap = decoded_size_cap(settings)
     counts: dict[str, Any] = {"pages": 0, "bytes": 0, "by_status": Counter(), "skipped": Counter(),
                               "not_parsed": Counter(), "errors": []}
@@ -112,17 +132,20 @@ def parse_group(segment: Path, settings: Settings, index: int, files: list[Path]
     try:
         for path in files:
             try:
-                for response in read_responses(path, cap):
-                    _parse_response(segment.name, response.content, fetched, seen, parser, outputs, counts)
-                    if updates is not None and counts["pages"] % 200 == 0:
-                        updates.put((index, counts["pages"]))
+                with local_copy(path, settings) as local:  # one download at a time for a remote segment
+                    for response in read_responses(local, cap):
+                        _parse_response(segment.name, response.content, fetched, seen, parser, outputs, counts)
+                        if updates is not None and counts["pages"] % 200 == 0:
+                            updates.put((index, counts["pages"]))
             except (OSError, ValueError) as exc:
                 counts["not_parsed"]["unreadable WARC file"] += 1
                 if len(counts["errors"]) < MAX_REPORTED:
                     counts["errors"].append(f"{path.name}: {exc}")
         counts["rows"] = outputs.close()
+        counts["files"] = output.publish()
     except BaseException:
         outputs.abort()
+        output.discard()
         raise
     if updates is not None:
         updates.put((index, counts["pages"]))
@@ -159,14 +182,14 @@ def _parse_response(segment_name: str, content: Content, fetched: dict[str, Craw
         counts["errors"].append(f"{url}: {page.failed}")
 
 
-def _child(segment: Path, settings: Settings, index: int, files: list[Path], updates: Any, results: Any) -> None:
+def _child(segment: Place, settings: Settings, index: int, files: list[Place], updates: Any, results: Any) -> None:
     try:
         results.put((index, parse_group(segment, settings, index, files, updates), ""))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which fails the job
         results.put((index, None, f"{type(exc).__name__}: {exc}"))
 
 
-def _run_processes(segment: Path, settings: Settings, groups: list[list[Path]], total: int,
+def _run_processes(segment: Place, settings: Settings, groups: list[list[Place]], total: int,
                    progress: ProgressFn | None, report: ParseReport) -> None:
     context = multiprocessing.get_context("spawn")
     updates, results = context.Queue(), context.Queue()
@@ -206,12 +229,12 @@ def _run_processes(segment: Path, settings: Settings, groups: list[list[Path]], 
         report.absorb(done[index])
 
 
-def check_parsable(segment: Path) -> list[Path]:
+def check_parsable(segment: Place) -> list[Place]:
     """The segment's WARC files; raises TableError / ValueError when it cannot be parsed."""
-    if not (segment / "crawl_fetch").is_dir():
+    if not table_present(segment / "crawl_fetch"):
         raise TableError(f"{segment}: not fetched (no crawl_fetch)")
     TableVersion(segment / "crawl_fetch").close()
-    if (segment / "crawl_parse").exists():
+    if table_present(segment / "crawl_parse"):
         raise ValueError(f"{segment} is already parsed (crawl_parse exists)")
     if not (segment / "content").is_dir():
         raise ValueError(f"{segment} has no content to parse (fetched with fetcher.store.content=false?)")
@@ -241,15 +264,18 @@ def _group_count(settings: Settings, spark: bool) -> int:
     return os.cpu_count() or 1
 
 
-def parse_segment(segment: Path, settings: Settings, progress: ProgressFn | None = None) -> ParseReport:
-    """Parse ``segment`` (see the module docstring); ``progress(phase, done, total)`` gets page counts."""
-    segment = Path(segment)
+def parse_segment(segment: Path | Location | str, settings: Settings,
+                  progress: ProgressFn | None = None) -> ParseReport:
+    """Parse ``segment``, a path or URI (see the module docstring).
+
+    ``progress(phase, done, total)`` gets page counts.
+    """
+    segment = local_or_remote(segment, settings)
     files = check_parsable(segment)
     started = time.monotonic()
     report = ParseReport(segment.name, 0)
-    for table in TABLES:  # left by an install that crashed before crawl_parse was renamed
-        if (segment / table).exists():
-            shutil.rmtree(segment / table)
+    for table in TABLES:  # left by an install that crashed before crawl_parse was installed
+        if remove_tree(segment / table):
             report.removed.append(table)
     spark = settings.get_str("engine") == "spark"
     groups = split_files(files, _group_count(settings, spark))
@@ -257,9 +283,10 @@ def parse_segment(segment: Path, settings: Settings, progress: ProgressFn | None
     if len(groups) > 1:
         PageParser(settings)  # a configuration error is reported here, not from a child process
     total = len(fetch_successes(segment / "crawl_fetch")) if progress is not None else 0
-    staging = segment / STAGING
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
+    staging = segment / STAGING if isinstance(segment, Path) else None
+    if staging is not None:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
     try:
         if spark:
             from gossamer.engine.spark import run_tasks
@@ -271,8 +298,14 @@ def parse_segment(segment: Path, settings: Settings, progress: ProgressFn | None
             report.absorb(parse_group(segment, settings, 0, groups[0], _Relay(progress, total)))
         else:
             _run_processes(segment, settings, groups, total, progress, report)
-        finish_parse_tables(staging, segment, len(groups), partitioner="warc-files", job="parse")
+        if staging is not None:
+            finish_parse_tables(staging, segment, len(groups), partitioner="warc-files", job="parse")
+        else:
+            assert isinstance(segment, Location)
+            sweep_unreported(segment, TABLES, report.files)
+            complete_parse_tables(segment, len(groups), partitioner="warc-files", job="parse")
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     report.seconds = time.monotonic() - started
     return report

@@ -15,13 +15,13 @@ import os
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from gossamer.core.settings import Settings
 from gossamer.crawl.parse.page import ParsedPage
 from gossamer.crawl.parse.schemas import SCHEMAS, PageBuffer
+from gossamer.crawl.segment_files import make_dir
 from gossamer.engine.sorted_part import SortedPartWriter
-from gossamer.store.table import PartWriter, TableDescription, finish_version, part_name
+from gossamer.store.location import Location
+from gossamer.store.table import PartWriter, TableDescription, finish_version, parquet_rows, part_name
 
 FLUSH_PAGES = 1000
 """Pages buffered as Python rows before one conversion to Arrow."""
@@ -38,9 +38,13 @@ def row_group_rows(settings: Settings, table: str) -> int:
 
 
 class ParseOutputs:
-    """Writes parse_data, parse_text, crawl_parse part ``part`` under ``staging_dir/<table>/``."""
+    """Writes parse_data, parse_text, crawl_parse part ``part`` under ``staging_dir/<table>/``.
 
-    def __init__(self, staging_dir: Path, part: int, settings: Settings) -> None:
+    ``segment_name`` (default: the name of ``staging_dir``'s parent) is recorded in every
+    page's content metadata as ``nutch.segment.name`` when it is a segment's (numbered) name.
+    """
+
+    def __init__(self, staging_dir: Path, part: int, settings: Settings, segment_name: str | None = None) -> None:
         self.staging_dir = Path(staging_dir)
         self.part = part
         self.store_text = settings.get_bool("parser.store.text")
@@ -53,8 +57,8 @@ class ParseOutputs:
             self.writers[table] = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
                                                    row_group_rows=row_group_rows(settings, table),
                                                    compression=compression)
-        parent = self.staging_dir.resolve().parent.name
-        self.segment_name = parent if parent.isdigit() else ""
+        name = self.staging_dir.resolve().parent.name if segment_name is None else segment_name
+        self.segment_name = name if name.isdigit() else ""
         self._buffer = PageBuffer(self.store_text)
 
     def add(self, page: ParsedPage) -> None:
@@ -86,30 +90,39 @@ class ParseOutputs:
             writer.abort()
 
 
-def finish_parse_tables(staging_dir: Path, segment_dir: Path, parts: int, *, partitioner: str = "fetch-share",
-                        job: str = "parse") -> None:
-    """Complete the staged parse tables and move them into ``segment_dir``.
+def complete_parse_tables(root: Path | Location, parts: int, *, partitioner: str, job: str) -> None:
+    """Describe the parse tables under ``root`` (a staging directory, or a remote segment).
 
-    Missing parts are written empty, each table gets ``_table.json`` and ``_SUCCESS``,
-    then parse_data, parse_text and crawl_parse are renamed into the segment (crawl_parse
-    last).  Raises :class:`ValueError` when any of them already exists in the segment.
+    Missing parts are written empty, then each table gets ``_table.json`` and
+    ``_SUCCESS``, in :data:`TABLES` order (crawl_parse last).
     """
-    staging_dir, segment_dir = Path(staging_dir), Path(segment_dir)
-    existing = [table for table in TABLES if (segment_dir / table).exists()]
-    if existing:
-        raise ValueError(f"{segment_dir} is already parsed ({', '.join(existing)} exist)")
     created = int(time.time() * 1000)
     for table, schema in SCHEMAS.items():
-        directory = staging_dir / table
-        directory.mkdir(parents=True, exist_ok=True)
+        directory = root / table
+        make_dir(directory)
         rows = 0
         for index in range(parts):
             path = directory / part_name(index)
             if not path.exists():
                 PartWriter(path, schema, 1024, "zstd").close()
-            with pq.ParquetFile(path) as part_file:
-                rows += part_file.metadata.num_rows
+            rows += parquet_rows(path)
         finish_version(directory, TableDescription(kind=table, parts=parts, partitioner=partitioner, rows=rows,
                                                    job=job, created=created))
+
+
+def finish_parse_tables(staging_dir: Path, segment_dir: Path, parts: int, *, partitioner: str = "fetch-share",
+                        job: str = "parse") -> None:
+    """Complete the staged parse tables and move them into the local ``segment_dir``.
+
+    :func:`complete_parse_tables` on the staging directory, then parse_data, parse_text
+    and crawl_parse are renamed into the segment (crawl_parse last).  Raises
+    :class:`ValueError` when any of them already exists in the segment.
+    """
+    staging_dir, segment_dir = Path(staging_dir), Path(segment_dir)
+    existing = [table for table in TABLES if (segment_dir / table).exists()]
+    if existing:
+        raise ValueError(f"{segment_dir} is already parsed ({', '.join(existing)} exist)")
+    staging_dir.mkdir(parents=True, exist_ok=True)
+    complete_parse_tables(staging_dir, parts, partitioner=partitioner, job=job)
     for table in TABLES:
         os.rename(staging_dir / table, segment_dir / table)

@@ -33,7 +33,6 @@ from gossamer.plugins.builtin.protocol_http import (
 )
 
 CHUNK = 65536
-WARC_SUFFIXES = (".warc.gz", ".warc")
 
 
 @dataclass
@@ -88,13 +87,6 @@ def _decode_brotli(raw: bytes, cap: int) -> tuple[bytes, bool, str]:
     except brotli.error as exc:
         return bytes(out), False, f"br: {exc}"
     return bytes(out), False, ""
-
-
-def warc_files(content_dir: Path) -> list[Path]:
-    """The WARC files of a segment's ``content`` directory, by name."""
-    if not content_dir.is_dir():
-        return []
-    return sorted(p for p in content_dir.iterdir() if p.is_file() and p.name.endswith(WARC_SUFFIXES))
 
 
 def read_responses(path: Path, cap: int) -> Iterator[Response]:
