@@ -174,3 +174,32 @@ def test_linkdb_uris_bad_input_is_a_usage_error(cli, s3: S3Server, tmp_path: Pat
     assert remote_segment.code == 2 and "no such segment directory: s3://" in remote_segment.err
     absent = cli("mergelinkdb", f"s3://{bucket}/merged/linkdb", f"s3://{bucket}/absent/linkdb", *d)
     assert absent.code == 2 and "no CURRENT pointer" in absent.err
+
+
+def test_a_whole_crawl_on_s3_equals_the_same_crawl_on_a_local_path(cli, s3: S3Server, tmp_path: Path) -> None:
+    """crawl -d s3://… --index: every table, segment and the index on S3; then search it there."""
+    from tests.fetch_server import ThreadedSite
+
+    from .test_spark_engine import _serve_site, crawl_contents
+
+    d = [f"-D{x}" for x in [*s3.defines, "http.agent.name=t", "fetcher.server.delay=0",
+                            "linkdb.ignore.internal.links=false", "store.parts=3"]]
+    uri = f"s3://{s3.bucket()}/crawl"
+    with ThreadedSite() as site:
+        _serve_site(site)
+        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
+        local = cli("crawl", seeds, "-d", tmp_path / "local", "-r", "2", "--index", *d)
+        assert local.code == 0, local.err
+        remote = cli("crawl", seeds, "-d", uri, "-r", "2", "--index", *d)
+        assert remote.code == 0, remote.err
+        more = cli("crawl", "-d", uri, "-r", "1", "--index", *d)  # no seeds: the crawldb on S3 exists
+        assert more.code == 0, more.err
+        assert cli("crawl", "-d", tmp_path / "local", "-r", "1", "--index", *d).code == 0
+    settings = load_settings(overrides=s3.defines)
+    assert crawl_contents(Location.parse(uri, settings), settings) == crawl_contents(tmp_path / "local")
+    assert not any(p.name.startswith(("s3:", "index")) for p in Path.cwd().iterdir())  # nothing local
+    found = cli("search", "-d", uri, "distributed datasets", "--json", *d)
+    assert found.code == 0, found.err
+    assert site.url("/p") in found.out
+    missing = cli("crawl", "-d", f"s3://{s3.bucket()}/none", *d)
+    assert missing.code == 2 and "does not exist" in missing.err

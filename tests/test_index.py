@@ -32,8 +32,9 @@ def _pages() -> list[Page]:
     ]
 
 
-def _docs(crawl: Path) -> dict[str, dict]:
-    live = live_version_dir(crawl / "index")
+def _docs(crawl: Path, index: Path | None = None) -> dict[str, dict]:
+    """Every document of the live index (``<crawl>/index``, or the local copy ``index`` of a remote one)."""
+    live = index if index is not None else live_version_dir(crawl / "index")
     assert live is not None
     description = IndexDescription.read(live)
     docs = {}

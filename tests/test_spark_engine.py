@@ -24,6 +24,7 @@ from gossamer.engine import Input, Job, JobResult, LocalEngine, TableSource, Tex
 from gossamer.engine.spark import stop_session  # noqa: E402
 from gossamer.store import TableDescription, finish_version, new_staging_dir  # noqa: E402
 from gossamer.store.install import live_version_dir  # noqa: E402
+from gossamer.store.location import Location  # noqa: E402
 
 from . import engine_jobs  # noqa: E402
 from .conftest import write_lines  # noqa: E402
@@ -254,17 +255,25 @@ def _timeless(value: object) -> object:
     return value
 
 
-def crawl_contents(crawl: Path) -> dict[str, object]:
-    """Everything a crawl holds that does not depend on when it ran: crawldb, linkdb and index documents."""
+def crawl_contents(crawl: Path | Location, settings: Settings | None = None) -> dict[str, object]:
+    """Everything a crawl holds that does not depend on when it ran: crawldb, linkdb and index documents.
+
+    ``crawl`` may be a Location (``s3://…``); its index is then read from a local copy.
+    """
+    from gossamer.index.cache import IndexCache, local_live_version
+    from gossamer.store import open_live
     from tests.test_index import _docs
 
     tables = {}
     for name in ("crawldb", "linkdb"):
-        version = live_version_dir(crawl / name)
-        assert version is not None
-        tables[name] = sorted((_timeless(row) for row in pq.read_table(version).to_pylist()),
-                              key=lambda row: row["url"])
-    tables["index"] = {url: _timeless(doc) for url, doc in sorted(_docs(crawl).items())}
+        with open_live(crawl / name) as version:
+            rows = [row for batch in version.iter_batches() for row in batch.to_pylist()]
+        tables[name] = sorted((_timeless(row) for row in rows), key=lambda row: row["url"])
+    index = crawl / "index"
+    cache = IndexCache(index, settings or load_settings()) if isinstance(index, Location) else None
+    live = local_live_version(index, cache)
+    assert live is not None
+    tables["index"] = {url: _timeless(doc) for url, doc in sorted(_docs(Path(), live[0]).items())}
     return tables
 
 

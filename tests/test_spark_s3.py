@@ -123,3 +123,27 @@ def test_spark_indexes_an_s3_crawl_into_an_s3_index(cli, s3: S3Server, tmp_path:
     index = Location.parse(f"{root}/index", settings)
     assert {i.base_name for i in index.list() if i.base_name.startswith(("v-", "tmp-"))} == {
         (read_pointer(index) or {})["current"]}  # the actions table was removed
+
+
+def test_spark_crawls_into_an_s3_crawl_directory(cli, s3: S3Server, tmp_path: Path) -> None:
+    """crawl -d s3://… --index --engine spark (local[2]): fetch and parse tasks upload their parts, every
+    table job writes on S3; the crawl equals the local engine's crawl on a local path."""
+    from tests.fetch_server import ThreadedSite
+
+    from .test_spark_engine import _serve_site, crawl_contents
+
+    common = [*s3.defines, "http.agent.name=t", "fetcher.server.delay=0", "linkdb.ignore.internal.links=false",
+              "store.parts=3"]
+    d = [f"-D{x}" for x in common]
+    uri = f"s3://{s3.bucket()}/crawl"
+    with ThreadedSite() as site:
+        _serve_site(site)
+        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
+        local = cli("crawl", seeds, "-d", tmp_path / "local", "-r", "2", "--index", *d)
+        assert local.code == 0, local.err
+        ran = spark_cli("crawl", seeds, "-d", uri, "-r", "2", "--index", *d, "-Dspark.master=local[2]",
+                        "-Dfetcher.parse=false")
+        assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    settings = load_settings(overrides=s3.defines)
+    assert crawl_contents(Location.parse(uri, settings), settings) == crawl_contents(tmp_path / "local")
+    assert "ParseSegment" in ran.stdout and "Indexer: documents added/replaced" in ran.stdout

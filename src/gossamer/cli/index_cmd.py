@@ -7,9 +7,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, table_argument, user_errors
+from gossamer.cli.common import (
+    job_progress,
+    place_argument,
+    print_errors,
+    segment_arguments,
+    table_argument,
+    user_errors,
+)
 from gossamer.store.layout import CrawlLayout
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
@@ -48,13 +55,9 @@ def index_command(
     from gossamer.index.indexer import index
 
     place, settings = table_argument(crawldb)
-    chosen = [_place(segment, settings) for segment in segments or []]
-    if segments_dir is not None:
-        chosen += _segments_in(_place(segments_dir, settings))
-    if not chosen:
-        fail("give segment directories or -dir <segments_dir>")
+    chosen = segment_arguments(segments, segments_dir, settings)
     target = index_place(place, index_dir, settings)
-    links = _place(linkdb, settings) if linkdb is not None else None
+    links = place_argument(linkdb, settings) if linkdb is not None else None
     with user_errors(), job_progress("index") as progress:
         report = index(target, place, links, chosen, settings, IndexOptions(delete_gone, url_filter, normalize),
                        progress)
@@ -87,34 +90,10 @@ def clean_command(
 def index_place(crawldb: Path | Location, given: str | None, settings: Settings) -> Path | Location:
     """The index to write: ``--index`` when given, else ``index`` beside the crawldb (same filesystem)."""
     if given is not None:
-        return _place(given, settings)
+        return place_argument(given, settings)
     if isinstance(crawldb, Location):
         return crawldb.parent / "index"
     return CrawlLayout.of_table(crawldb).index
-
-
-def _place(text: str, settings: Settings) -> Path | Location:
-    """A path or URI from the command line; exits 2 on a bad URI."""
-    try:
-        return local_or_remote(text, settings)
-    except ValueError as exc:
-        fail(str(exc))
-
-
-def _segments_in(directory: Path | Location) -> list[Path] | list[Location]:
-    """The segments of a segments directory, oldest first.
-
-    A local one through ``list_segments``; a URI is listed here (the same rule: directories named by
-    digits) until :func:`gossamer.crawl.segments.list_segments` takes Locations.
-    """
-    from gossamer.crawl.segments import list_segments
-
-    if isinstance(directory, Path):
-        return list_segments(directory)
-    import pyarrow.fs as pafs
-
-    return [directory / info.base_name for info in directory.list()
-            if info.type == pafs.FileType.Directory and info.base_name.isdigit()]
 
 
 def print_index_report(title: str, report: IndexReport) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gossamer.crawl.segment_files import table_present
 from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.index.documents import (
     DELETE_DB_STATUSES,
@@ -38,7 +39,7 @@ from gossamer.plugins import settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
-from gossamer.store.table import TableVersion
+from gossamer.store.table import SUCCESS_MARKER, TableVersion
 
 METADATA = pa.map_(pa.string(), pa.string())
 INLINK_TYPE = pa.struct([pa.field("from_url", pa.string()), pa.field("anchor", pa.string())])
@@ -138,7 +139,8 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None,
     if linkdb is not None:
         inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS)))
     for segment in segments:
-        present = [(name, kind) for name, kind in SEGMENT_TABLES if (segment / name / "_SUCCESS").is_file()]
+        present = [(name, kind) for name, kind in SEGMENT_TABLES
+                   if table_present(segment / name) and (segment / name / SUCCESS_MARKER).is_file()]
         if len(present) < len(SEGMENT_TABLES):
             missing = sorted({name for name, _ in SEGMENT_TABLES} - {name for name, _ in present})
             notes.append(f"segment {segment.name}: no {', '.join(missing)} (not fetched or not parsed), skipped")
