@@ -190,7 +190,9 @@ def test_a_whole_crawl_on_s3_equals_the_same_crawl_on_a_local_path(cli, s3: S3Se
         seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
         local = cli("crawl", seeds, "-d", tmp_path / "local", "-r", "2", "--index", *d)
         assert local.code == 0, local.err
-        remote = cli("crawl", seeds, "-d", uri, "-r", "2", "--index", *d)
+        remote_seeds = Location.parse(f"{uri}-seeds/seeds.txt", load_settings(overrides=s3.defines))
+        remote_seeds.write_bytes(seeds.read_bytes())
+        remote = cli("crawl", str(remote_seeds), "-d", uri, "-r", "2", "--index", *d)  # seeds on S3 too
         assert remote.code == 0, remote.err
         more = cli("crawl", "-d", uri, "-r", "1", "--index", *d)  # no seeds: the crawldb on S3 exists
         assert more.code == 0, more.err
@@ -203,3 +205,30 @@ def test_a_whole_crawl_on_s3_equals_the_same_crawl_on_a_local_path(cli, s3: S3Se
     assert site.url("/p") in found.out
     missing = cli("crawl", "-d", f"s3://{s3.bucket()}/none", *d)
     assert missing.code == 2 and "does not exist" in missing.err
+
+
+def test_inject_reads_seeds_from_s3(cli, s3: S3Server, tmp_path: Path) -> None:
+    """A seed directory on S3 (plain and gzip files, a hidden file skipped) injects as the same local one."""
+    import gzip
+
+    d = [f"-D{x}" for x in s3.defines]
+    settings = load_settings(overrides=s3.defines)
+    seeds = Location.parse(f"s3://{s3.bucket()}/seeds", settings)
+    local = tmp_path / "seeds"
+    local.mkdir()
+    files = {"a.txt": "\n".join(SCORED[:20]).encode() + b"\nnot a url\n",
+             "b.txt.gz": gzip.compress("\n".join(SCORED[20:]).encode()), ".hidden": b"http://hidden.example/\n"}
+    for name, data in files.items():
+        (seeds / name).write_bytes(data)
+        (local / name).write_bytes(data)
+    out = {}
+    for name, source in (("local", str(local)), ("remote", str(seeds))):
+        result = cli("inject", tmp_path / name / "crawldb", source, "-noFilter", *d)
+        assert result.code == 0, result.err
+        out[name] = [line for line in result.out.splitlines() if "finished in" not in line]
+        assert "a.txt:21" in result.err  # the bad line, named by file and line
+    assert out["remote"] == out["local"] and "Injector: Total new urls injected: 41" in out["remote"]
+    assert dump(cli, d, tmp_path / "remote" / "crawldb", tmp_path / "d1") == \
+        dump(cli, d, tmp_path / "local" / "crawldb", tmp_path / "d2")
+    missing = cli("inject", tmp_path / "x" / "crawldb", f"s3://{s3.bucket()}/none.txt", *d)
+    assert missing.code == 2 and "seeds not found" in missing.err

@@ -24,6 +24,7 @@ from gossamer.index.store import IndexDescription, shard_name
 from gossamer.store.install import live_version_dir
 from gossamer.store.install_remote import read_pointer
 from gossamer.store.location import Location
+from gossamer.store.transfer import copy_tree
 from gossamer.web import create_app
 from tests.index_fixtures import Page, make_crawl, settings_for_test, write_segment
 from tests.s3_server import S3Server, s3_server
@@ -67,10 +68,14 @@ def remote_docs(uri: str, settings: Settings) -> dict[str, dict]:
 
 
 def upload(local: Path, uri: str, settings: Settings) -> None:
-    """Copy a local directory (a segment: the very same files) to S3."""
+    """Copy a local segment (the very same files) to S3.
+
+    The index fixtures' segments have no fetch list; on a remote store a segment exists by its
+    ``crawl_generate/_SUCCESS`` (see test_segments_s3), so the marker is written as generate would.
+    """
     target = Location.parse(uri, settings)
-    pafs.copy_files(str(local), target.path, source_filesystem=pafs.LocalFileSystem(),
-                    destination_filesystem=target.fs)
+    copy_tree(local, target)
+    (target / "crawl_generate" / "_SUCCESS").write_bytes(b"")
 
 
 def search_json(cli, where: list[str | Path], query: str, defines: list[str]) -> dict:

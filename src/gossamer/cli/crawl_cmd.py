@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gossamer.cli.common import err_console, fail, print_errors, settings_for, user_errors
+from gossamer.cli.common import err_console, fail, place_argument, print_errors, settings_for, user_errors
 from gossamer.cli.fetch_cmd import human_bytes, print_fetch_report
 from gossamer.cli.generate_cmd import print_generate_report
 from gossamer.cli.updatedb_cmd import print_update_report
@@ -119,8 +119,8 @@ def crawl_dir_argument(text: str) -> tuple[Path | Location, Settings]:
 
 
 def crawl_command(
-    seeds: Annotated[Path | None, typer.Argument(help="seed file or directory (optional when the crawldb exists)")]
-    = None,
+    seeds: Annotated[str | None, typer.Argument(help="seed file or directory, a path or a URI (optional when the "
+                                                     "crawldb exists)")] = None,
     crawl_dir: Annotated[str, typer.Option("-d", "--dir", help="crawl directory: a path or a URI "
                                                                "(s3://bucket/crawl, hdfs://…)")] = "crawl",
     rounds: Annotated[int, typer.Option("-r", "--rounds", help="generate/fetch/parse/updatedb rounds")] = 1,
@@ -151,10 +151,11 @@ def crawl_command(
     place, settings = crawl_dir_argument(crawl_dir)
     if seeds is None and not (place / "crawldb").is_dir():
         fail(f"no seeds given and {place / 'crawldb'} does not exist")
+    seeds_place = place_argument(seeds, settings) if seeds is not None else None
     listener = ConsoleListener()
     with user_errors():
         try:
-            report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds, index), listener)
+            report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds_place, index), listener)
         finally:
             if listener.live is not None:
                 listener.live.stop()

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, table_argument, user_errors
+from gossamer.cli.common import fail, job_progress, place_argument, print_errors, table_argument, user_errors
 
 
 def inject_command(
     crawldb: Annotated[str, typer.Argument(help="crawldb directory or URI (crawl/crawldb, s3://bucket/crawl/crawldb)")],
-    seeds: Annotated[Path, typer.Argument(help="seed file, or a directory of seed files")],
+    seeds: Annotated[str, typer.Argument(help="seed file, or a directory of seed files (a path or a URI)")],
     overwrite: Annotated[bool, typer.Option("-overwrite", "--overwrite",
                                             help="replace existing entries with the seed's")] = False,
     update: Annotated[bool, typer.Option("-update", "--update",
@@ -42,10 +41,11 @@ def inject_command(
         fail("-overwrite and -update exclude each other")
     place, settings = table_argument(crawldb)
     options = InjectOptions(overwrite, update, not no_filter, not no_normalize, filter_normalize_all)
+    seeds_place = place_argument(seeds, settings)
     with user_errors(), job_progress("inject") as progress:
-        if not seeds.exists():
+        if not seeds_place.exists():
             raise FileNotFoundError(f"seeds not found: {seeds}")
-        report = inject(place, seeds, settings, options, progress)
+        report = inject(place, seeds_place, settings, options, progress)
     for action in report.recovered:
         typer.echo(f"Injector: recovered: {action}")
     print_errors(report.errors, report.counters.get("errors", 0))

@@ -47,7 +47,7 @@ class CrawlOptions:
     top_n: int | None = DEFAULT_TOP_N
     threads: int | None = None
     processes: int | None = None
-    seeds: Path | None = None
+    seeds: Path | Location | None = None
     index: bool = False
 
 

@@ -45,7 +45,7 @@ class InjectReport(TableJobReport):
 
 
 def inject(
-    crawldb: Path | Location | str, seeds: Path, settings: Settings, options: InjectOptions | None = None,
+    crawldb: Path | Location | str, seeds: Path | Location, settings: Settings, options: InjectOptions | None = None,
     progress: ProgressFn | None = None,
 ) -> InjectReport:
     """Inject the seeds at ``seeds`` (a file or a directory of files) into ``crawldb``.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 from collections.abc import Iterator, Sequence
@@ -21,8 +22,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location, is_uri, local_or_remote
 from gossamer.store.table import TableDescription, TableVersion, part_name
 
 TEXT_SCHEMA = pa.schema(
@@ -35,15 +37,37 @@ UNBOUNDED = 2**62
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 
 
+def open_raw_input(path: str) -> BinaryIO:
+    """Open a local path or a URI (``s3://…``, see :class:`Location`) for buffered, seekable binary reading."""
+    place = local_or_remote(path)
+    if isinstance(place, Location):
+        return io.BufferedReader(place.open_input(), buffer_size=1 << 20)  # type: ignore[return-value]
+    return open(place, "rb")  # noqa: SIM115 - the caller closes it
+
+
+def _shown(path: str) -> str:
+    """A path or URI for messages (a URI without its filesystem options)."""
+    return path.split("?", 1)[0] if is_uri(path) else path
+
+
+def input_size(path: str) -> int:
+    """Size in bytes of a local file or of an object named by a URI."""
+    place = local_or_remote(path)
+    if isinstance(place, Location):
+        return place.info().size or 0
+    return os.path.getsize(place)
+
+
 def open_text_input(path: str) -> BinaryIO:
-    """Open a text input for binary reading, decompressing ``.gz``, ``.bz2`` and ``.xz`` files."""
-    if path.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if path.endswith(".bz2"):
-        return bz2.open(path, "rb")  # type: ignore[return-value]
-    if path.endswith(".xz"):
-        return lzma.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+    """Open a text input (a path or a URI) for binary reading, decompressing ``.gz``, ``.bz2`` and ``.xz``."""
+    raw, name = open_raw_input(path), _shown(path)
+    if name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if name.endswith(".bz2"):
+        return bz2.BZ2File(raw, "rb")  # type: ignore[return-value]
+    if name.endswith(".xz"):
+        return lzma.LZMAFile(raw, "rb")  # type: ignore[return-value]
+    return raw
 MAX_LINE_BYTES = 1024 * 1024
 
 
@@ -58,12 +82,12 @@ class TextSplit:
 
     def describe(self) -> str:
         """File and line where the split starts."""
-        return f"{self.path}:{self.first_line}"
+        return f"{_shown(self.path)}:{self.first_line}"
 
     def size_bytes(self) -> int:
         """Length of the byte range (for a compressed file: four times its size)."""
         if self.end == UNBOUNDED:
-            return os.path.getsize(self.path) * 4
+            return input_size(self.path) * 4
         return self.end - self.start
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
@@ -102,7 +126,7 @@ class TextSplit:
         n = len(lines)
         return pa.RecordBatch.from_arrays(
             [pa.array(lines, pa.string()), pa.array(range(first, first + n), pa.int64()),
-             pa.array([self.path] * n, pa.string()), pa.array(problems, pa.string())],
+             pa.array([_shown(self.path)] * n, pa.string()), pa.array(problems, pa.string())],
             schema=TEXT_SCHEMA,
         )
 
@@ -116,12 +140,21 @@ class TextSource:
 
     def __post_init__(self) -> None:
         # Absolute, so a task on another machine or in another working directory (a Spark
-        # executor) reads the same files the driver named.
-        object.__setattr__(self, "paths", tuple(os.path.abspath(p) for p in self.paths))
+        # executor) reads the same files the driver named.  URIs stay as they are.
+        object.__setattr__(self, "paths", tuple(p if is_uri(p) else os.path.abspath(p) for p in self.paths))
 
     @classmethod
-    def from_path(cls, path: Path) -> TextSource:
-        """Files of ``path`` (a file or a directory, not recursive), sorted by name."""
+    def from_path(cls, path: Path | Location) -> TextSource:
+        """Files of ``path`` (a file or a directory, not recursive; local or a Location), sorted by name."""
+        if isinstance(path, Location) and not path.is_local:
+            if path.is_file():
+                return cls((str(path),))
+            files = [str(path / info.base_name) for info in path.list()
+                     if info.type == pafs.FileType.File and not info.base_name.startswith((".", "_"))]
+            if not files:
+                raise FileNotFoundError(f"no such file or directory (or no files in it): {path.display()}")
+            return cls(tuple(files))
+        path = path.local_path if isinstance(path, Location) else path
         if path.is_dir():
             files = sorted(str(p) for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
         elif path.is_file():
@@ -134,11 +167,11 @@ class TextSource:
         """Line-aligned byte ranges of about ``split_bytes`` each, with their first line numbers."""
         result: list[TextSplit] = []
         for path in self.paths:
-            size = os.path.getsize(path)
-            if path.endswith(COMPRESSED_SUFFIXES):  # not splittable: one split, read to the end
+            size = input_size(path)
+            if _shown(path).endswith(COMPRESSED_SUFFIXES):  # not splittable: one split, read to the end
                 result.append(TextSplit(path, 0, UNBOUNDED, 1))
                 continue
-            with open(path, "rb") as handle:
+            with open_raw_input(path) as handle:
                 start, line = 0, 1
                 while start < size:
                     end = _next_line_start(handle, min(start + self.split_bytes, size), size)

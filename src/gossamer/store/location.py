@@ -190,12 +190,15 @@ class Location:
         return self.fs.open_input_file(self.path)
 
     def open_output(self) -> Any:
-        """A write stream; on object stores the object appears, whole, when the stream is closed."""
-        return self.fs.open_output_stream(self.path)
+        """A write stream; on object stores the object appears, whole, when the stream is closed.
+
+        Bytes are stored as given (pyarrow would otherwise compress a ``.gz`` name again).
+        """
+        return self.fs.open_output_stream(self.path, compression=None)
 
     def read_bytes(self) -> bytes:
-        """The whole file."""
-        with self.fs.open_input_stream(self.path) as handle:
+        """The whole file, as stored (never decompressed by its name)."""
+        with self.fs.open_input_stream(self.path, compression=None) as handle:
             return handle.read()
 
     def write_bytes(self, data: bytes) -> None:
