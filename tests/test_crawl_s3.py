@@ -178,18 +178,11 @@ def test_linkdb_uris_bad_input_is_a_usage_error(cli, s3: S3Server, tmp_path: Pat
 
 def test_a_whole_crawl_on_s3_equals_the_same_crawl_on_a_local_path(cli, s3: S3Server, tmp_path: Path) -> None:
     """crawl -d s3://… --index: every table, segment and the index on S3; then search it there."""
-    from tests.fetch_server import ThreadedSite
+    from .test_spark_engine import CRAWL_DEFINES, crawl_contents, reference_crawl
 
-    from .test_spark_engine import _serve_site, crawl_contents
-
-    d = [f"-D{x}" for x in [*s3.defines, "http.agent.name=t", "fetcher.server.delay=0",
-                            "linkdb.ignore.internal.links=false", "store.parts=3"]]
+    d = [f"-D{x}" for x in [*s3.defines, *CRAWL_DEFINES]]
     uri = f"s3://{s3.bucket()}/crawl"
-    with ThreadedSite() as site:
-        _serve_site(site)
-        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
-        local = cli("crawl", seeds, "-d", tmp_path / "local", "-r", "2", "--index", *d)
-        assert local.code == 0, local.err
+    with reference_crawl(cli, tmp_path, d) as (site, seeds):
         remote_seeds = Location.parse(f"{uri}-seeds/seeds.txt", load_settings(overrides=s3.defines))
         remote_seeds.write_bytes(seeds.read_bytes())
         remote = cli("crawl", str(remote_seeds), "-d", uri, "-r", "2", "--index", *d)  # seeds on S3 too

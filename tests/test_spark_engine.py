@@ -8,6 +8,7 @@ import os
 import random
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -292,6 +293,27 @@ def _serve_site(site) -> None:
     start = " ".join(f"<a href='/p{i}.html'>start {i}</a>" for i in range(0, 24, 4))
     site.route("/", body=f"<html><head><title>Spark home</title></head><body>{start} <a href='/copy-a.html'>a"
                          f"</a> <a href='/copy-with-longer-url.html'>b</a></body></html>".encode(), headers=html)
+
+
+CRAWL_DEFINES = ("http.agent.name=t", "fetcher.server.delay=0", "linkdb.ignore.internal.links=false",
+                 "store.parts=3")
+"""Settings of the equivalence crawls: no politeness delay on the test site, internal links kept."""
+
+
+@contextmanager
+def reference_crawl(cli, tmp_path: Path, defines: list[str], rounds: int = 2) -> Iterator[tuple[object, Path]]:
+    """Serve the test site and crawl it into ``tmp_path/local`` with the local engine (``--index``).
+
+    Yields the site (still serving) and the seed file, for the crawl to compare with.
+    """
+    from tests.fetch_server import ThreadedSite
+
+    with ThreadedSite() as site:
+        _serve_site(site)
+        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
+        local = cli("crawl", seeds, "-d", tmp_path / "local", "-r", str(rounds), "--index", *defines)
+        assert local.code == 0, local.err
+        yield site, seeds
 
 
 def test_a_crawl_gives_the_same_crawldb_linkdb_and_index_on_both_engines(cli, tmp_path: Path,

@@ -128,19 +128,11 @@ def test_spark_indexes_an_s3_crawl_into_an_s3_index(cli, s3: S3Server, tmp_path:
 def test_spark_crawls_into_an_s3_crawl_directory(cli, s3: S3Server, tmp_path: Path) -> None:
     """crawl -d s3://… --index --engine spark (local[2]): fetch and parse tasks upload their parts, every
     table job writes on S3; the crawl equals the local engine's crawl on a local path."""
-    from tests.fetch_server import ThreadedSite
+    from .test_spark_engine import CRAWL_DEFINES, crawl_contents, reference_crawl
 
-    from .test_spark_engine import _serve_site, crawl_contents
-
-    common = [*s3.defines, "http.agent.name=t", "fetcher.server.delay=0", "linkdb.ignore.internal.links=false",
-              "store.parts=3"]
-    d = [f"-D{x}" for x in common]
+    d = [f"-D{x}" for x in [*s3.defines, *CRAWL_DEFINES]]
     uri = f"s3://{s3.bucket()}/crawl"
-    with ThreadedSite() as site:
-        _serve_site(site)
-        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/")])
-        local = cli("crawl", seeds, "-d", tmp_path / "local", "-r", "2", "--index", *d)
-        assert local.code == 0, local.err
+    with reference_crawl(cli, tmp_path, d) as (_site, seeds):
         ran = spark_cli("crawl", seeds, "-d", uri, "-r", "2", "--index", *d, "-Dspark.master=local[2]",
                         "-Dfetcher.parse=false")
         assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]

@@ -25,8 +25,8 @@ pyspark = pytest.importorskip("pyspark")
 if shutil.which("java") is None:
     pytest.skip("Spark needs a Java 17+ runtime (scripts/_venv.sh installs one)", allow_module_level=True)
 
-from .conftest import ENV_KEEP, write_lines  # noqa: E402
-from .test_spark_engine import _serve_site, crawl_contents  # noqa: E402
+from .conftest import ENV_KEEP  # noqa: E402
+from .test_spark_engine import CRAWL_DEFINES, crawl_contents, reference_crawl  # noqa: E402
 
 LOOPBACK = "127.0.0.1"
 
@@ -99,15 +99,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneClus
 
 def test_a_crawl_on_a_standalone_cluster_equals_the_local_engine(cli, cluster: StandaloneCluster,
                                                                   tmp_path: Path) -> None:
-    from tests.fetch_server import ThreadedSite
-
-    common = ["-D", "http.agent.name=t", "-D", "fetcher.server.delay=0", "-D", "linkdb.ignore.internal.links=false",
-              "-D", "store.parts=3"]
-    with ThreadedSite() as site:
-        _serve_site(site)
-        write_lines(tmp_path / "seeds.txt", [site.url("/")])
-        local = cli("crawl", tmp_path / "seeds.txt", "-d", tmp_path / "local", "-r", "3", "--index", *common)
-        assert local.code == 0, local.err
+    common = [f"-D{x}" for x in CRAWL_DEFINES]
+    with reference_crawl(cli, tmp_path, common, rounds=3):
         env = {k: v for k, v in os.environ.items() if k in ENV_KEEP}
         env["SPARK_LOCAL_IP"] = LOOPBACK
         # relative paths, from a directory the executors do not run in
