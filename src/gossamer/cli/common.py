@@ -111,6 +111,15 @@ def table_argument(text: str) -> tuple[Path | Location, Settings]:
     return _place_and_settings(text, lambda path: CrawlLayout.of_table(path).root)
 
 
+def crawl_dir_argument(text: str) -> tuple[Path | Location, Settings]:
+    """A crawl directory (a path or a URI) and its settings; exits 2 on a bad URI.
+
+    A local crawl directory supplies its own configuration (``gossamer.toml`` …); one
+    on another filesystem has none there (``--conf`` and ``-D`` apply).
+    """
+    return _place_and_settings(text, lambda path: path)
+
+
 def segment_argument(text: str) -> tuple[Path | Location, Settings]:
     """A segment given on the command line (a path or URI) and its settings.
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gossamer.cli.common import err_console, fail, place_argument, print_errors, settings_for, user_errors
+from gossamer.cli.common import crawl_dir_argument, err_console, fail, place_argument, print_errors, user_errors
 from gossamer.cli.fetch_cmd import human_bytes, print_fetch_report
 from gossamer.cli.generate_cmd import print_generate_report
 from gossamer.cli.updatedb_cmd import print_update_report
@@ -16,12 +15,10 @@ from gossamer.cli.updatedb_cmd import print_update_report
 if TYPE_CHECKING:
     from rich.live import Live
 
-    from gossamer.core.settings import Settings
     from gossamer.crawl.fetch.job import FetchProgress, FetchReport
     from gossamer.crawl.generate import GenerateReport
     from gossamer.crawl.inject import InjectReport
     from gossamer.crawl.updatedb import UpdateReport
-    from gossamer.store.location import Location
 
 
 class ConsoleListener:
@@ -98,24 +95,6 @@ class ConsoleListener:
         from gossamer.cli.index_cmd import print_index_report
 
         print_index_report("Indexer", report)
-
-
-def crawl_dir_argument(text: str) -> tuple[Path | Location, Settings]:
-    """The crawl directory (a path or a URI) and its settings; exits 2 on a bad URI.
-
-    A local crawl directory supplies its own configuration (``gossamer.toml`` …); one
-    on another filesystem has none there (``--conf`` and ``-D`` apply).
-    """
-    from gossamer.store.location import is_uri, local_or_remote
-
-    if not is_uri(text):
-        path = Path(text.removeprefix("file://")) if text.startswith("file://") else Path(text)
-        return path, settings_for(path)
-    settings = settings_for(None)
-    try:
-        return local_or_remote(text, settings), settings
-    except ValueError as exc:
-        fail(str(exc))
 
 
 def crawl_command(
