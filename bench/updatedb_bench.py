@@ -5,7 +5,7 @@ Steps, all in a fresh temporary directory and each measured by :mod:`bench.measu
 1. generate the seed file (``python -m bench.synthetic``, measured separately, not a step);
 2. ``inject``: ``gossamer inject <work>/crawl/crawldb <seeds>`` builds the crawldb (setup);
 3. ``make_segment``: ``python -m bench.updatedb_bench make-segment`` writes one segment with the
-   real schema and partitioning (:class:`gossamer.crawl.segments.SegmentWriter`, by host):
+   real schema and partitioning (:class:`gossamer.store.segments.SegmentWriter`, by host):
 
    * ``crawl_fetch``: one fetch datum for each of ``fetched`` crawldb URLs drawn at random — about
      92% ``fetch_success``, 3% ``fetch_gone``, 3% ``fetch_retry``, 1% each ``fetch_redir_perm`` /
@@ -212,8 +212,8 @@ def make_segment(crawldb: Path, segments_dir: Path, urls: int, hosts: int, fetch
 
     from bench.synthetic import new_urls
     from gossamer.core.datum import now_millis
-    from gossamer.crawl.segments import SegmentWriter, new_segment_name, partition_key_function
     from gossamer.store import TableVersion, live_version_dir
+    from gossamer.store.segments import SegmentWriter, new_segment_name, partition_key_function
 
     started = time.perf_counter()
     rng = random.Random(seed * 1_000_003 + 7)

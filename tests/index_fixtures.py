@@ -16,9 +16,9 @@ import pyarrow as pa
 
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
 from gossamer.core.settings import Settings, load_settings
-from gossamer.crawl.parse.schemas import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
-from gossamer.crawl.segments import SegmentWriter, partition_key_function
 from gossamer.store.crawldb_schema import datums_to_batch
+from gossamer.store.parse_schemas import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
+from gossamer.store.segments import SegmentWriter, partition_key_function
 
 
 @dataclass
@@ -63,9 +63,9 @@ def write_segment(segments: Path, name: str, pages: list[Page]) -> Path:
 def make_crawl(root: Path, pages: list[Page], shards: int = 1, index: bool = True,
                **settings: object) -> tuple[Path, Settings]:
     """A crawl directory with crawldb, one segment, linkdb and (``index``) an index of ``shards`` shards."""
-    from gossamer.crawl.inject import inject
-    from gossamer.crawl.linkdb import invert_links
-    from gossamer.crawl.updatedb import updatedb
+    from gossamer.crawl.inject.injector import inject
+    from gossamer.crawl.linkdb.jobs import invert_links
+    from gossamer.crawl.updatedb.updater import updatedb
     from gossamer.index.documents import IndexOptions
     from gossamer.index.indexer import index as run_index
 

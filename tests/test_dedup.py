@@ -17,8 +17,8 @@ import pytest
 
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
 from gossamer.core.settings import load_settings
-from gossamer.crawl.dedup import MarkDuplicates, dedup
-from gossamer.crawl.dedup_select import Members, fold_group, java_decoded_length, parse_compare_order
+from gossamer.crawl.dedup.deduplicator import MarkDuplicates, dedup
+from gossamer.crawl.dedup.duplicates import Members, fold_group, java_decoded_length, parse_compare_order
 from gossamer.store import TableDescription, TableLock, finish_version, install, new_staging_dir, open_live
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
 from gossamer.store.partitioning import part_of_url
@@ -229,7 +229,7 @@ def test_result_does_not_depend_on_input_order_parts_or_batches(tmp_path: Path) 
 
 
 def test_mark_duplicates_matches_each_batch_against_its_slice_of_the_list(tmp_path: Path) -> None:
-    from gossamer.crawl.dedup import write_duplicate_lists
+    from gossamer.crawl.dedup.deduplicator import write_duplicate_lists
     from gossamer.engine import TaskContext
 
     urls = sorted(f"http://h{i % 3}.example/{i:03d}" for i in range(60))

@@ -12,19 +12,13 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.http import agent_string, retry_after_seconds
+from gossamer.core.metadata import TRUNCATED, TRUNCATED_REASON
 from gossamer.core.records import ProtocolStatusCode
 from gossamer.crawl.fetch.fetcher import ListSink, RedirectTargets, fetch_all
 from gossamer.crawl.fetch.queues import FetchItem, FetchQueues
 from gossamer.crawl.fetch.warc import WarcFileWriter
-from gossamer.plugins.builtin.protocol_http import (
-    PLUGIN,
-    TRUNCATED,
-    TRUNCATED_REASON,
-    HttpProtocol,
-    agent_string,
-    retry_after_seconds,
-    status_for_http,
-)
+from gossamer.plugins.builtin.protocol_http import PLUGIN, HttpProtocol, status_for_http
 from gossamer.plugins.registry import PluginRepository
 from tests.fetch_server import Site, settings
 

@@ -99,7 +99,7 @@ def test_order_keys_sort_like_score_descending_then_url() -> None:
 
     import pyarrow as pa
 
-    from gossamer.crawl.generate_job import order_keys
+    from gossamer.crawl.generate.candidates import order_keys
 
     rng = random.Random(7)
     scores = [rng.choice([0.0, -0.0, 1.0, -1.5, 2.5, 1e-30, -1e30, float("inf"), float("-inf"), 3.25])

@@ -8,7 +8,7 @@ import pytest
 import tantivy
 
 from gossamer.core import CrawlStatus
-from gossamer.crawl.updatedb import updatedb
+from gossamer.crawl.updatedb.updater import updatedb
 from gossamer.index.ballast import BALLAST_ID
 from gossamer.index.documents import IndexOptions
 from gossamer.index.indexer import clean, index
@@ -107,7 +107,7 @@ def test_a_failing_index_run_leaves_the_last_good_index(tmp_path: Path, monkeypa
     def broken(self, doc):
         raise OSError("disk full")
 
-    monkeypatch.setattr("gossamer.plugins.builtin.indexer_tantivy.TantivyIndexWriter.write", broken)
+    monkeypatch.setattr("gossamer.index.tantivy_writer.TantivyIndexWriter.write", broken)
     with pytest.raises(OSError):
         index(crawl / "index", crawl / "crawldb", None, [second], conf)
     monkeypatch.undo()

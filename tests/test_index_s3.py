@@ -16,7 +16,7 @@ import tantivy
 
 from gossamer.core import CrawlStatus
 from gossamer.core.settings import Settings
-from gossamer.crawl.updatedb import updatedb
+from gossamer.crawl.updatedb.updater import updatedb
 from gossamer.index.ballast import BALLAST_ID
 from gossamer.index.cache import IndexCache
 from gossamer.index.indexer import index

@@ -18,10 +18,10 @@ import pytest
 from gossamer.core import CrawlDatum, CrawlStatus
 from gossamer.core.records import Content, Inlink
 from gossamer.core.settings import Settings
-from gossamer.crawl import LINKDB_SCHEMA, invert_links, merge_linkdbs, read_inlinks
+from gossamer.crawl.linkdb import LINKDB_SCHEMA, invert_links, merge_linkdbs, read_inlinks
 from gossamer.crawl.parse import PageParser, ParseOutputs, finish_parse_tables
-from gossamer.crawl.parse.schemas import PARSE_DATA_SCHEMA
 from gossamer.store import TableVersion, open_live, part_of_url
+from gossamer.store.parse_schemas import PARSE_DATA_SCHEMA
 from gossamer.store.table import PartWriter, TableDescription, finish_version, part_name
 
 from .conftest import ENV_KEEP

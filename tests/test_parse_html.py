@@ -9,12 +9,13 @@ import pytest
 
 from gossamer.core import CrawlDatum, CrawlStatus
 from gossamer.core.datum import META_REPR_URL
+from gossamer.core.metadata import REFRESH_URL
 from gossamer.core.records import Content, ParseStatusCode
 from gossamer.core.settings import Settings
 from gossamer.crawl.parse import PageParser, ParsedPage
 from gossamer.plugins import Parser, ParseResult, PluginInfo, PluginRepository, discover
 from gossamer.plugins.builtin.parse_charset import choose_charset
-from gossamer.plugins.builtin.parse_html import REFRESH_URL, HtmlParser
+from gossamer.plugins.builtin.parse_html import HtmlParser
 from gossamer.plugins.builtin.signature_textprofile import TextProfileSignature
 
 HOST = "http://trap.web.test:8080"

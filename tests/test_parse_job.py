@@ -12,13 +12,13 @@ import pyarrow as pa
 import pytest
 
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
+from gossamer.core.http import HttpExchange
 from gossamer.core.settings import Settings
 from gossamer.crawl.fetch.warc import WarcFileWriter
 from gossamer.crawl.parse import PageParser, ParseOutputs, finish_parse_tables, parse_segment
 from gossamer.crawl.parse.warc_input import decode_body
-from gossamer.crawl.segments import SegmentWriter, partition_key_function
-from gossamer.plugins.builtin.protocol_http import HttpExchange
 from gossamer.store.crawldb_schema import batch_to_datums, datums_to_batch
+from gossamer.store.segments import SegmentWriter, partition_key_function
 from gossamer.store.table import TableVersion
 
 from .conftest import install_fake_distribution, write_lines

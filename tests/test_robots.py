@@ -14,7 +14,8 @@ import protego
 import pytest
 
 from gossamer.core.settings import Settings
-from gossamer.crawl.robots import (
+from gossamer.crawl.robots.fetching import RobotsCache, cache_key, fetch_robots, fetch_robots_txt, robots_url_for
+from gossamer.crawl.robots.rules import (
     RFC9309_MIN_BYTES,
     RobotRules,
     RobotsPolicy,
@@ -23,7 +24,6 @@ from gossamer.crawl.robots import (
     robot_agents,
     rules_for_response,
 )
-from gossamer.crawl.robots_fetch import RobotsCache, cache_key, fetch_robots, fetch_robots_txt, robots_url_for
 from tests.conftest import VECTORS
 
 DATA = json.loads((VECTORS / "robots.json").read_text(encoding="utf-8"))
@@ -396,8 +396,8 @@ def test_rule_matcher_agrees_with_a_plain_alternation() -> None:
     import random
     import re as stdre
 
-    from gossamer.crawl.robots import _pattern_regex, compile_rules
-    from gossamer.crawl.robots_parse import Rule
+    from gossamer.crawl.robots.parser import Rule
+    from gossamer.crawl.robots.rules import _pattern_regex, compile_rules
 
     rng = random.Random(11)
     alphabet = ["/", "a", "b", "x", ".php", "*", "$", "%2F", "?q"]

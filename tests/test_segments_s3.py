@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from gossamer.core.settings import load_settings
-from gossamer.crawl.segments import list_segments
 from gossamer.store import open_live
 from gossamer.store.location import Location
+from gossamer.store.segments import list_segments
 from gossamer.store.table import SUCCESS_MARKER, TableVersion
 
 from .conftest import write_lines
@@ -167,7 +167,7 @@ def test_files_no_writer_reported_are_deleted_before_the_commit(cli, s3: S3Serve
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A failed attempt's files (Spark retries a task; the attempt uploaded some files first) are swept."""
     from gossamer.crawl.fetch import job
-    from gossamer.crawl.parse.schemas import PARSE_DATA_SCHEMA
+    from gossamer.store.parse_schemas import PARSE_DATA_SCHEMA
 
     d = defines(s3, tmp_path / "scratch")
     uri, segment = remote_segment(cli, s3, site, tmp_path, d)
@@ -217,7 +217,7 @@ def test_spark_fetch_parse_and_updatedb_of_an_s3_segment_equal_the_local_engines
 
 def test_remote_segments_exist_by_their_crawl_generate_success(s3: S3Server) -> None:
     """list_segments lists the prefixes with crawl_generate/_SUCCESS; a crashed generate's name stays taken."""
-    from gossamer.crawl.segments import new_segment_name
+    from gossamer.store.segments import new_segment_name
 
     segments = Location.parse(f"s3://{s3.bucket()}/crawl/segments", load_settings(overrides=s3.defines))
     (segments / "20260101000000" / "crawl_generate" / SUCCESS_MARKER).write_bytes(b"")

@@ -20,7 +20,7 @@ if shutil.which("java") is None:
 
 from gossamer.core import CrawlDatum, CrawlStatus  # noqa: E402
 from gossamer.core.settings import Settings, load_settings  # noqa: E402
-from gossamer.crawl import invert_links  # noqa: E402
+from gossamer.crawl.linkdb import invert_links  # noqa: E402
 from gossamer.engine import Input, Job, JobResult, LocalEngine, TableSource, TextSource, run_job  # noqa: E402
 from gossamer.engine.spark import stop_session  # noqa: E402
 from gossamer.store import TableDescription, finish_version, new_staging_dir  # noqa: E402
@@ -123,8 +123,8 @@ def crawldb_version(crawl: Path) -> Path:
 
 
 def test_inject_and_updatedb_give_identical_crawldbs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    inject_module = importlib.import_module("gossamer.crawl.inject")
-    updatedb_module = importlib.import_module("gossamer.crawl.updatedb")
+    inject_module = importlib.import_module("gossamer.crawl.inject.injector")
+    updatedb_module = importlib.import_module("gossamer.crawl.updatedb.updater")
 
     monkeypatch.setattr(inject_module, "now_millis", lambda: NOW)
     monkeypatch.setattr(updatedb_module, "now_millis", lambda: NOW + 1000)
@@ -156,11 +156,11 @@ def test_inject_and_updatedb_give_identical_crawldbs(tmp_path: Path, monkeypatch
 def test_generate_gives_identical_fetch_lists_and_crawldbs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            max_count: int) -> None:
     """Scores tie in large groups: both engines break ties by URL and select (and mark) the same URLs."""
-    inject_module = importlib.import_module("gossamer.crawl.inject")
-    generate_module = importlib.import_module("gossamer.crawl.generate")
+    inject_module = importlib.import_module("gossamer.crawl.inject.injector")
+    generate_module = importlib.import_module("gossamer.crawl.generate.generator")
     monkeypatch.setattr(inject_module, "now_millis", lambda: NOW)
     monkeypatch.setattr(generate_module, "now_millis", lambda: NOW + 1000)
-    from gossamer.crawl.generate import GenerateOptions, generate
+    from gossamer.crawl.generate.generator import GenerateOptions, generate
 
     seeds = write_lines(tmp_path / "seeds.txt", [f"http://h{i % 9}.example/p{i}\tnutch.score={1 + i % 3}"
                                                  for i in range(400)] + ["http://h1.example/logo.gif\tnutch.score=9"])

@@ -18,9 +18,9 @@ if shutil.which("java") is None:
     pytest.skip("Spark needs a Java 17+ runtime (scripts/_venv.sh installs one)", allow_module_level=True)
 
 from gossamer.core.settings import load_settings  # noqa: E402
-from gossamer.crawl.generate import GenerateOptions, generate  # noqa: E402
-from gossamer.crawl.inject import inject  # noqa: E402
-from gossamer.crawl.inject_job import InjectOptions  # noqa: E402
+from gossamer.crawl.generate.generator import GenerateOptions, generate  # noqa: E402
+from gossamer.crawl.inject.injector import inject  # noqa: E402
+from gossamer.crawl.inject.seed_merge import InjectOptions  # noqa: E402
 from gossamer.store import open_live  # noqa: E402
 from gossamer.store.install_remote import read_pointer  # noqa: E402
 from gossamer.store.location import Location  # noqa: E402

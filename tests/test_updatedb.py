@@ -4,8 +4,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
-from gossamer.crawl.segments import SegmentWriter, partition_key_function
 from gossamer.store.crawldb_schema import datums_to_batch
+from gossamer.store.segments import SegmentWriter, partition_key_function
 
 from .conftest import stats_value, write_lines
 

@@ -10,7 +10,7 @@ import pytest
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import load_settings
 from gossamer.core.status import CrawlStatus, status_by_name
-from gossamer.crawl.updatedb_logic import (
+from gossamer.crawl.updatedb.state_machine import (
     UpdateContext,
     UpdateSettings,
     best_inlinks,

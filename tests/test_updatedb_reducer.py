@@ -19,8 +19,7 @@ import pytest
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import load_settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.updatedb import UpdateReducer
-from gossamer.crawl.updatedb_logic import (
+from gossamer.crawl.updatedb.state_machine import (
     UpdateContext,
     UpdateSettings,
     best_inlinks,
@@ -28,6 +27,7 @@ from gossamer.crawl.updatedb_logic import (
     group_values,
     reduce_values,
 )
+from gossamer.crawl.updatedb.updater import UpdateReducer
 from gossamer.engine import arange
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN, TaskContext
 from gossamer.engine.local import LocalEngine

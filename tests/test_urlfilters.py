@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gossamer.core.settings import Settings, load_settings
+from gossamer.core.urls import domain_of, split_url, suffix_of
 from gossamer.plugins.api import PluginNotConfigured, URLExemptionFilter
 from gossamer.plugins.builtin import (
     urlfilter_domain,
@@ -21,7 +22,6 @@ from gossamer.plugins.builtin import (
     urlfilter_validator,
 )
 from gossamer.plugins.support.conffiles import PACKAGED_CONF
-from gossamer.plugins.support.domains import domain_of, split_url, suffix_of
 from gossamer.plugins.support.javaregex import compile_java
 from gossamer.plugins.support.linkscope import LinkScope, is_internal, keep_link
 from gossamer.plugins.support.regexrules import fast_matcher

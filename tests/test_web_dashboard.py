@@ -15,9 +15,9 @@ import pytest
 from gossamer.core import CrawlDatum, CrawlStatus, now_millis
 from gossamer.core.settings import load_settings
 from gossamer.crawl.readseg import segment_info
-from gossamer.crawl.segments import list_segments
 from gossamer.index.store import IndexDescription, live_index
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
+from gossamer.store.segments import list_segments
 from gossamer.store.table import PartWriter, TableDescription, finish_version, part_name
 from gossamer.web.app import create_app
 from gossamer.web.charts import axis_top, bar_chart, format_number, hbar_chart, line_chart, nice_max

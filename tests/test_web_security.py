@@ -16,7 +16,7 @@ import pytest
 from gossamer.core.records import Inlink
 from gossamer.core.settings import load_settings
 from gossamer.web import create_app
-from gossamer.web.app import templates
+from gossamer.web.context import templates
 from gossamer.web.render import is_web_url
 from tests.index_fixtures import Page, make_crawl
 from tests.web_fixtures import HTML, crawl_site, fetch

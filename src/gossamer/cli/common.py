@@ -166,7 +166,7 @@ def segment_arguments(segments: list[str] | None, segments_dir: str | None,
     segment on another filesystem counts in ``-dir`` once its ``crawl_generate/_SUCCESS``
     exists.  Exits 2 for a bad URI or when no segment is given at all.
     """
-    from gossamer.crawl.segments import list_segments
+    from gossamer.store.segments import list_segments
 
     settings = settings if settings is not None else settings_for(None)
     chosen = [place_argument(segment, settings) for segment in segments or []]

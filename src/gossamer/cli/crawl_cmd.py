@@ -15,7 +15,7 @@ from gossamer.cli.updatedb_cmd import print_update_report
 if TYPE_CHECKING:
     from rich.live import Live
 
-    from gossamer.crawl.fetch.job import FetchProgress, FetchReport
+    from gossamer.crawl.fetch import FetchProgress, FetchReport
     from gossamer.crawl.generate import GenerateReport
     from gossamer.crawl.inject import InjectReport
     from gossamer.crawl.updatedb import UpdateReport
@@ -123,7 +123,7 @@ def crawl_command(
 
       gossamer crawl seeds.txt -d s3://bucket/crawl -r 3 --index --engine spark
     """
-    from gossamer.crawl.crawl_loop import CrawlOptions, crawl
+    from gossamer.crawl.cycle import CrawlOptions, crawl
 
     if rounds < 1:
         fail("-r/--rounds must be at least 1")

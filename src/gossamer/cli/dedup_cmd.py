@@ -31,8 +31,7 @@ def dedup_command(
 
       gossamer dedup s3://bucket/crawl/crawldb -D fs.s3.endpoint=http://127.0.0.1:9000
     """
-    from gossamer.crawl.dedup import dedup
-    from gossamer.crawl.dedup_select import check_group, parse_compare_order
+    from gossamer.crawl.dedup import check_group, dedup, parse_compare_order
 
     with user_errors():
         order = parse_compare_order(compare_order)

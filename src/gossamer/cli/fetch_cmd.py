@@ -12,7 +12,7 @@ import typer
 from gossamer.cli.common import err_console, print_errors, segment_argument, user_errors
 
 if TYPE_CHECKING:
-    from gossamer.crawl.fetch.job import FetchProgress, FetchReport
+    from gossamer.crawl.fetch import FetchProgress, FetchReport
 
 
 def human_bytes(size: float) -> str:
@@ -82,7 +82,7 @@ def fetch_command(
 
       gossamer fetch s3://bucket/crawl/segments/20261122103000 -D fs.s3.endpoint=http://127.0.0.1:9000
     """
-    from gossamer.crawl.fetch.job import FetchOptions, fetch_segment
+    from gossamer.crawl.fetch import FetchOptions, fetch_segment
 
     place, settings = segment_argument(segment)
     choice = True if parse else (False if no_parse else None)

@@ -20,7 +20,7 @@ from gossamer.store.location import Location
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
-    from gossamer.index.indexer import IndexReport
+    from gossamer.index import IndexReport
 
 INDEX_HELP = "index directory or URI (default: the index beside the crawldb, <crawl>/index)"
 
@@ -51,8 +51,7 @@ def index_command(
 
       gossamer index s3://bucket/crawl/crawldb -linkdb s3://bucket/crawl/linkdb -dir s3://bucket/crawl/segments
     """
-    from gossamer.index.documents import IndexOptions
-    from gossamer.index.indexer import index
+    from gossamer.index import IndexOptions, index
 
     place, settings = table_argument(crawldb)
     chosen = segment_arguments(segments, segments_dir, settings)
@@ -78,7 +77,7 @@ def clean_command(
 
       gossamer clean s3://bucket/crawl/crawldb
     """
-    from gossamer.index.indexer import clean
+    from gossamer.index import clean
 
     place, settings = table_argument(crawldb)
     target = index_place(place, index_dir, settings)

@@ -117,7 +117,7 @@ def readlinkdb_command(
 
       gossamer readlinkdb s3://bucket/crawl/linkdb -dump out
     """
-    from gossamer.crawl.linkdb_read import NOT_FOUND, dump_linkdb, format_inlink
+    from gossamer.crawl.linkdb import NOT_FOUND, dump_linkdb, format_inlink
     from gossamer.store import open_live
     from gossamer.store.linkdb_schema import batch_to_rows
 

@@ -40,8 +40,7 @@ def readdb_command(
 
       gossamer readdb crawl/crawldb -topN 100 top [0.5]
     """
-    from gossamer.crawl.readdb import DumpFilter, dump, lookup, top_n, write_top_n
-    from gossamer.crawl.readdb_stats import crawldb_stats
+    from gossamer.crawl.readdb import DumpFilter, crawldb_stats, dump, lookup, top_n, write_top_n
     from gossamer.store import open_live
 
     modes = [stats, dump_dir is not None, url is not None, topn is not None]

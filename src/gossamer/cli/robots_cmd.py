@@ -56,8 +56,7 @@ def robotschecker_command(
     """
     from dataclasses import replace
 
-    from gossamer.crawl.robots import RobotsPolicy, parse_robots
-    from gossamer.crawl.robots_fetch import fetch_robots_txt
+    from gossamer.crawl.robots import RobotsPolicy, fetch_robots_txt, parse_robots
 
     settings = settings_for(Path.cwd())
     with user_errors():

@@ -13,7 +13,7 @@ from gossamer.cli.common import EXIT_NOTHING, EXIT_USAGE, fail, settings_for
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
-    from gossamer.search.broker import Broker, SearchResults
+    from gossamer.search import Broker, SearchResults
     from gossamer.store.location import Location
 
 DIR_HELP = "crawl directory, or its URI (s3://bucket/crawl): its index is searched"
@@ -70,9 +70,7 @@ def search_command(
 
       gossamer search --index s3://bucket/crawl/index "os.path join"
     """
-    from gossamer.search.broker import SearchUnavailable
-    from gossamer.search.query_parse import QuerySyntaxError
-    from gossamer.search.searcher import open_searcher
+    from gossamer.search import QuerySyntaxError, SearchUnavailable, open_searcher
     from gossamer.store.table import TableError
 
     if hits < 1 or start < 0:
@@ -135,7 +133,7 @@ def _print(results: SearchResults, explainer: Broker | None) -> None:
 
 def _batch(searcher: Broker, topics: Path, run: Path, hits: int, per_site: int | None, tag: str) -> int:
     """Run every topic; write ``qid Q0 url rank score tag`` lines. Bad lines are reported and skipped."""
-    from gossamer.search.query_parse import QuerySyntaxError
+    from gossamer.search import QuerySyntaxError
 
     try:
         lines = topics.read_text(encoding="utf-8").splitlines()

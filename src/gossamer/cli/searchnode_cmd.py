@@ -45,8 +45,8 @@ def searchnode_command(
     """
     import asyncio
 
-    from gossamer.search.node_server import serve
-    from gossamer.search.shards import ShardSet
+    from gossamer.search import ShardSet
+    from gossamer.search import serve_node as serve
     from gossamer.store.table import TableError
 
     try:

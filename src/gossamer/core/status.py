@@ -86,3 +86,8 @@ def has_db_status(code: int) -> bool:
 def has_fetch_status(code: int) -> bool:
     """True for fetch results: 0x1f < code <= 0x3f, and ``parse_failed`` (as in Nutch)."""
     return STATUS_DB_MAX < code <= STATUS_FETCH_MAX or code == CrawlStatus.PARSE_FAILED
+
+
+STATE_UNKNOWN, STATE_MODIFIED, STATE_NOTMODIFIED = 0, 1, 2
+"""What a fetch learned about a page's content, as Nutch's FetchSchedule names it:
+unknown, changed since the last fetch, or unchanged (the schedules and updatedb use these)."""

@@ -1,19 +1,19 @@
-"""Crawl jobs: inject, readdb (and, in later issues, generate, fetch, parse, updatedb …)."""
+"""The crawl: one package or module per command, each named as in Nutch.
 
-from gossamer.crawl.inject import InjectOptions, InjectReport, inject
-from gossamer.crawl.linkdb import LINKDB_SCHEMA, InvertReport, invert_links, merge_linkdbs, read_inlinks
-from gossamer.crawl.seeds import SeedError, SeedLine, parse_seed_line
+======================  =============================================================
+``inject/``             seed lines → crawldb (Injector): seeds, the map/reduce merge
+``generate/``           due URLs → fetch lists (Generator): candidates job, selection
+``fetch/``              polite async fetching (Fetcher): queues, loop, sink, WARC
+``parse/``              WARC content → parse tables (ParseSegment): page parser, outlinks
+``updatedb/``           fetch/parse results → crawldb (CrawlDb): the state machine
+``linkdb/``             invertlinks / mergelinkdb / readlinkdb (LinkDb)
+``dedup/``              duplicate marking (DeduplicationJob)
+``robots/``             robots.txt rules, parsing and fetching
+``readdb/``             crawldb dumps, lookups and statistics (CrawlDbReader)
+``readseg``             segment listings and dumps (SegmentReader)
+``mergedb``             crawldb merge (CrawlDbMerger)
+``cycle``               the ``crawl`` command: Nutch's ``bin/crawl`` loop
+======================  =============================================================
 
-__all__ = [
-    "LINKDB_SCHEMA",
-    "InjectOptions",
-    "InjectReport",
-    "InvertReport",
-    "SeedError",
-    "SeedLine",
-    "inject",
-    "invert_links",
-    "merge_linkdbs",
-    "parse_seed_line",
-    "read_inlinks",
-]
+Each sub-package's ``__init__`` is its public face; other packages import from there.
+"""

@@ -21,9 +21,9 @@ import pyarrow as pa
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
 from gossamer.crawl.updatedb import rewrite_urls
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
+from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
 from gossamer.plugins import task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.install import live_version_dir, open_live

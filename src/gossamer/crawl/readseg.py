@@ -29,8 +29,8 @@ import pyarrow.compute as pc
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.segment_files import Place, local_copy, table_present, warc_files
 from gossamer.store.crawldb_schema import batch_to_datums
+from gossamer.store.segment_files import Place, local_copy, table_present, warc_files
 from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
 
 DATUM_TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse")

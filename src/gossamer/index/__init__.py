@@ -4,18 +4,27 @@ Public API: :func:`index` and :func:`clean` (what ``gossamer index`` / ``clean``
 run), :class:`IndexOptions`, :class:`IndexReport`, the index directory helpers
 (:class:`IndexDescription`, :func:`live_index`, :func:`shard_of`), an index on another
 filesystem (:class:`IndexTarget` for writers, :class:`IndexCache` for readers) and the schema
-(:data:`CORE_FIELDS`, :func:`analyze`).  Indexing filters and index writers are
-plugins (:mod:`gossamer.plugins.api`).
+(:data:`CORE_FIELDS`, :func:`analyze`), and what searchers read of a shard (:func:`open_shard`,
+:func:`engine_stats`).  Indexing filters are plugins (:mod:`gossamer.plugins.api`); the built-in
+IndexWriter ``indexer-tantivy`` lives here (:mod:`.tantivy_writer`) and registers by entry point.
 """
 
-from gossamer.index.cache import IndexCache
+from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
+from gossamer.index.cache import IndexCache, local_live_version
 from gossamer.index.documents import IndexOptions
 from gossamer.index.indexer import IndexReport, clean, index
 from gossamer.index.schema import CORE_FIELDS, analyze
-from gossamer.index.store import IndexDescription, live_index, shard_of
+from gossamer.index.store import INDEX_FILE, IndexDescription, live_index, open_shard, shard_name, shard_of
 from gossamer.index.target import IndexTarget
 
 __all__ = [
+    "BALLAST_ID",
+    "INDEX_FILE",
+    "EngineStats",
+    "engine_stats",
+    "local_live_version",
+    "open_shard",
+    "shard_name",
     "CORE_FIELDS",
     "IndexCache",
     "IndexDescription",

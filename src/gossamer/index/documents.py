@@ -34,14 +34,12 @@ from typing import Any
 import pyarrow as pa
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.metadata import DIGEST_KEY, WARC_RECORD_KEY, robots_words
 from gossamer.core.records import Inlink, ParseData, ParseStatusCode, ParseText
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.fetch.warc import WARC_RECORD_KEY
-from gossamer.crawl.parse.page import DIGEST_KEY
 from gossamer.engine import TaskContext
 from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
-from gossamer.plugins.builtin.parse_html_meta import robots_words
 
 KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT = 0, 1, 2, 3, 4
 DELETE_DB_STATUSES = pa.array([CrawlStatus.DB_GONE, CrawlStatus.DB_REDIR_TEMP, CrawlStatus.DB_REDIR_PERM,

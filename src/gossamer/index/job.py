@@ -23,7 +23,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.crawl.segment_files import table_present
 from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.index.documents import (
     DELETE_DB_STATUSES,
@@ -39,6 +38,7 @@ from gossamer.plugins import settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
+from gossamer.store.segment_files import table_present
 from gossamer.store.table import SUCCESS_MARKER, TableVersion
 
 METADATA = pa.map_(pa.string(), pa.string())

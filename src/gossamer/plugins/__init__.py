@@ -24,6 +24,7 @@ from gossamer.plugins.api import (
     URLFilter,
     URLNormalizer,
 )
+from gossamer.plugins.protocols import ProtocolSelector
 from gossamer.plugins.registry import ENTRY_POINT_GROUP, PluginInfo, PluginRepository, PluginState, discover
 from gossamer.plugins.urlchain import URLChain, settings_key, task_chain
 
@@ -44,6 +45,7 @@ __all__ = [
     "PluginState",
     "Protocol",
     "ProtocolOutput",
+    "ProtocolSelector",
     "QueryFilter",
     "ScoringFilter",
     "Signature",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.http import HttpExchange
 from gossamer.core.records import Content, Inlink, ParseData, ParseText, ProtocolStatus
 
 
@@ -63,6 +64,10 @@ class ProtocolOutput:
 
     status: ProtocolStatus
     content: Content | None = None
+    exchange: HttpExchange | None = None
+    """The request and response as transferred (for WARC records); ``None`` when the protocol has none."""
+    response_ms: int = 0
+    """Milliseconds from sending the request to the end of the response (``fetcher.store.responsetime``)."""
 
 
 class Protocol(ABC):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import tantivy
 
@@ -19,8 +19,12 @@ from gossamer.core.settings import Settings
 from gossamer.search.backend import Candidate, HitDetails, Snippet
 from gossamer.search.query_build import BuiltQuery
 
-if TYPE_CHECKING:
-    from gossamer.search.shards import Shard
+
+class OpenShard(Protocol):
+    """What details need of an open shard (:class:`gossamer.search.shards.Shard` is one)."""
+
+    index: tantivy.Index
+    searcher: tantivy.Searcher
 
 SHOWN_FIELDS = ("boost", "tstamp", "segment", "digest", "warc", "lang", "type", "content_length", "last_modified",
                 "date")
@@ -48,7 +52,7 @@ def stored_fields(document: tantivy.Document) -> dict[str, Any]:
 class SnippetMaker:
     """Builds snippets of one shard's documents for one query."""
 
-    def __init__(self, shard: Shard, built: BuiltQuery, settings: Settings) -> None:
+    def __init__(self, shard: OpenShard, built: BuiltQuery, settings: Settings) -> None:
         self.max_chars = max(60, settings.get_int("searcher.summary.length") * 10)
         self.generator: tantivy.SnippetGenerator | None = None
         schema = shard.index.schema
@@ -73,7 +77,7 @@ class SnippetMaker:
         return Snippet(text, [])
 
 
-def hit_details(shard: Shard, candidates: Sequence[Candidate], built: BuiltQuery,
+def hit_details(shard: OpenShard, candidates: Sequence[Candidate], built: BuiltQuery,
                 settings: Settings) -> list[HitDetails]:
     """Details of ``candidates``, all of ``shard``, in order."""
     maker = SnippetMaker(shard, built, settings)

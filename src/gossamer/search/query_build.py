@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import tantivy
 
 from gossamer.core.settings import Settings
-from gossamer.index.schema import analyze
+from gossamer.index import analyze
 from gossamer.plugins import PluginRepository, QueryFilter
 from gossamer.search.query_ast import Clause, Query
 from gossamer.search.query_parse import QuerySyntaxError

@@ -33,9 +33,17 @@ from typing import Any
 import tantivy
 
 from gossamer.core.settings import Settings
-from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
-from gossamer.index.cache import IndexCache, local_live_version
-from gossamer.index.store import IndexDescription, live_index, open_shard, shard_name
+from gossamer.index import (
+    BALLAST_ID,
+    EngineStats,
+    IndexCache,
+    IndexDescription,
+    engine_stats,
+    live_index,
+    local_live_version,
+    open_shard,
+    shard_name,
+)
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
 from gossamer.search.query_ast import Query

@@ -20,31 +20,12 @@ import os
 import socket
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from gossamer.store.location import Location, local_or_remote
+from gossamer.store.lock_holder import LockedError, LockHolder
 
 LOCK_FILE = ".locked"
-
-
-class LockedError(RuntimeError):
-    """Another live process holds the lock."""
-
-
-@dataclass(frozen=True)
-class LockHolder:
-    """Who holds (or held) a lock."""
-
-    pid: int
-    host: str
-    command: str
-    since: float
-
-    def describe(self) -> str:
-        """Human-readable holder description."""
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since))
-        return f"pid {self.pid} on {self.host} ({self.command}, since {started})"
 
 
 def _read_holder(fd: int) -> LockHolder | None:

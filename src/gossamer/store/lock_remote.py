@@ -32,6 +32,7 @@ import uuid
 
 from gossamer.core.processes import pid_alive
 from gossamer.store.location import Location
+from gossamer.store.lock_holder import LockedError, LockHolder
 from gossamer.store.s3_conditional import ConditionalPutUnavailable, put_if_absent
 
 
@@ -50,8 +51,6 @@ class ObjectLock:
 
     def acquire(self) -> None:
         """Take the lock, waiting up to ``wait_seconds``; raises LockedError otherwise."""
-        from gossamer.store.lock import LockedError
-
         token = uuid.uuid4().hex
         record = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "command": self.command,
                              "since": time.time(), "token": token}).encode()
@@ -63,7 +62,6 @@ class ObjectLock:
             holder = self._holder()
             if holder is not None and _gone(holder):
                 self._remove_if(holder.get("token"))
-                from gossamer.store.lock import LockHolder
 
                 self.stale = LockHolder(int(holder["pid"]), str(holder["host"]), str(holder["command"]),
                                         float(holder["since"]))

@@ -5,6 +5,7 @@ searching through search nodes); ``gossamer serve`` runs it with uvicorn,
 bound to 127.0.0.1 unless told otherwise.  Everything is read-only.
 """
 
-from gossamer.web.app import WebContext, create_app
+from gossamer.web.app import create_app
+from gossamer.web.context import WebContext
 
 __all__ = ["WebContext", "create_app"]

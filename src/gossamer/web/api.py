@@ -18,9 +18,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from gossamer.search.query_parse import QuerySyntaxError
+from gossamer.search import QuerySyntaxError
 from gossamer.web.api_stats import crawl_stats
-from gossamer.web.app import context
+from gossamer.web.context import context
 from gossamer.web.render import COMMON_HEADERS, BadRequest, check_url, find_document, search_params
 
 router = APIRouter(prefix="/api", tags=["api"])

@@ -21,8 +21,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from markupsafe import Markup
 
-from gossamer.web.app import context
 from gossamer.web.charts import bar_chart, format_number, hbar_chart, line_chart
+from gossamer.web.context import context
 from gossamer.web.dashboard_stats import HOST_SORTS, TOP_HOSTS, CrawlStats, dashboard_stats
 from gossamer.web.render import COMMON_HEADERS, page
 

@@ -18,9 +18,9 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
-from gossamer.search.searcher import CachedPage, anchors, cached_page
-from gossamer.web.app import context
+from gossamer.search import CachedPage, anchors, cached_page
 from gossamer.web.cached_html import inert_html
+from gossamer.web.context import context
 from gossamer.web.render import (
     CACHED_CSP,
     COMMON_HEADERS,

@@ -20,9 +20,8 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 
-from gossamer.search.broker import SearchResults
-from gossamer.search.query_parse import QuerySyntaxError
-from gossamer.web.app import context
+from gossamer.search import QuerySyntaxError, SearchResults
+from gossamer.web.context import context
 from gossamer.web.render import COMMON_HEADERS, BadRequest, is_web_url, search_params
 
 router = APIRouter(tags=["opensearch"])

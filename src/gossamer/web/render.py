@@ -25,8 +25,8 @@ from urllib.parse import urlsplit
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
-from gossamer.search.backend import HitDetails
-from gossamer.web.app import MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_START, templates
+from gossamer.search import HitDetails
+from gossamer.web.context import MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_START, templates
 
 DEFAULT_PAGE_SIZE = 10
 PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
@@ -126,7 +126,7 @@ def find_document(searcher: Any, url: str) -> HitDetails | None:
     spaces, its words as a ``url:"…"`` phrase) through the broker, so it works
     over search nodes too, and keeps only a hit whose URL is exactly ``url``.
     """
-    from gossamer.search.query_parse import QuerySyntaxError
+    from gossamer.search import QuerySyntaxError
 
     if any(c.isspace() or c == '"' for c in url):  # not one raw term: the URL's words as a phrase, then compare
         text = 'url:"' + " ".join(url.replace('"', " ").split()) + '"'

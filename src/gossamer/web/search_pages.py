@@ -19,11 +19,10 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
-from gossamer.search.broker import SearchResults, SearchUnavailable
-from gossamer.search.query_parse import QuerySyntaxError
+from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable
 from gossamer.store.table import TableError
 from gossamer.web import hit_pages
-from gossamer.web.app import MAX_START, context
+from gossamer.web.context import MAX_START, context
 from gossamer.web.render import BadRequest, check_url, error_page, page, search_params
 
 router = APIRouter(include_in_schema=False)

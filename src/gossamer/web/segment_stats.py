@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.readdb_stats import connect
+from gossamer.crawl.readdb import connect
 from gossamer.store.table import DESCRIPTION_FILE, SUCCESS_MARKER, TableDescription, part_name
 
 TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse", "parse_data")

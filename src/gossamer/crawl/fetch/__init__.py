@@ -1,9 +1,22 @@
-"""The fetcher core: politeness queues, the HTTP protocol plugin, WARC output and the async fetch loop.
+"""``fetch``: fetch a segment's fetch list politely (Nutch's Fetcher).
 
-* :mod:`gossamer.crawl.fetch.queues` — queues per host/domain/IP with Nutch's delays and limits.
-* :mod:`gossamer.plugins.builtin.protocol_http` — plugin ``protocol-http`` on aiohttp.
-* :mod:`gossamer.crawl.fetch.warc` — WARC request/response records with FastWARC.
-* :mod:`gossamer.crawl.fetch.fetcher` — :func:`~gossamer.crawl.fetch.fetcher.fetch_all`, one single-process loop.
+* :mod:`.queues` — politeness queues per host/domain/IP with Nutch's delays, limits and back-off;
+* :mod:`.fetcher` — :func:`fetch_all`, the async fetch loop of one process;
+* :mod:`.loop_helpers` — status mapping, robots.txt access and redirect targets of the loop;
+* :mod:`.segment_sink` and :mod:`.warc` — crawl_fetch rows, WARC records, inline parsing;
+* :mod:`.install` — staging and installing a fetch's tables into the segment;
+* :mod:`.job` — :func:`fetch_segment`: shares of hosts over processes or Spark tasks.
 
+The HTTP protocol is a plugin (``protocol-http``, :mod:`gossamer.plugins.builtin.protocol_http`).
 See ``docs/fetching.md``.
 """
+
+from gossamer.crawl.fetch.job import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
+
+__all__ = [
+    "FetchOptions",
+    "FetchProgress",
+    "FetchReport",
+    "fetch_segment",
+    "process_count",
+]

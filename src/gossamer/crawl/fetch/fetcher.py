@@ -27,15 +27,18 @@ from gossamer.core.datum import (
     CrawlDatum,
     now_millis,
 )
+from gossamer.core.http import retry_after_seconds
+from gossamer.core.metadata import META_ETAG
 from gossamer.core.records import ProtocolStatus, ProtocolStatusCode
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus, status_name
-from gossamer.crawl.fetch.fetch_support import STATUS_MAP, FetchRobots, RedirectTargets, representative_url
+from gossamer.crawl.fetch.loop_helpers import STATUS_MAP, FetchRobots, RedirectTargets, representative_url
 from gossamer.crawl.fetch.queues import FetchItem, FetchQueues, QueueIdResolver
 from gossamer.crawl.fetch.results import FetchResult, FetchSink, FetchSummary, ListSink
 from gossamer.crawl.robots import RobotRules, RobotsPolicy, effective_delay
 from gossamer.plugins.api import Protocol, ProtocolOutput
-from gossamer.plugins.builtin.protocol_http import META_ETAG, HttpOutput, HttpProtocol, retry_after_seconds
+from gossamer.plugins.protocols import ProtocolSelector
+from gossamer.plugins.registry import PluginRepository
 
 __all__ = ["FetchResult", "FetchRobots", "FetchSink", "FetchSummary", "ListSink", "RedirectTargets",
            "fetch_all", "time_limit_seconds"]
@@ -232,7 +235,7 @@ class _Run:
         return False
 
     def retry_after(self, item: FetchItem, output: ProtocolOutput, after: list[Callable[[], None]]) -> None:
-        exchange = getattr(output, "exchange", None)
+        exchange = output.exchange
         if exchange is None or exchange.status not in (429, 503):
             return
         headers = getattr(output, "headers", {}) or {}
@@ -282,7 +285,7 @@ class _Run:
         datum.status = fetch_status
         datum.fetch_time = now_millis()
         datum.metadata[META_PROTOCOL_STATUS] = status.to_text()
-        exchange = getattr(output, "exchange", None)
+        exchange = output.exchange
         content = output.content
         if exchange is not None:
             datum.metadata[META_PROTOCOL_CODE] = str(exchange.status)
@@ -293,7 +296,7 @@ class _Run:
             # The server's Last-Modified (never a future one) becomes the page's modified time:
             # the fetch schedule keeps it and the next fetch sends it back as If-Modified-Since.
             datum.modified_time = status.last_modified
-        if self.store_rs and isinstance(output, HttpOutput) and exchange is not None:
+        if self.store_rs and exchange is not None:
             datum.metadata[META_RESPONSE_TIME] = str(output.response_ms)
         if content is not None:
             if content.content_type:
@@ -358,8 +361,9 @@ async def fetch_all(
 ) -> FetchSummary:
     """Fetch every item politely; return the counts.  Never raises for network trouble.
 
-    ``protocol`` defaults to :class:`~gossamer.plugins.builtin.protocol_http.HttpProtocol` (closed at
-    the end; a protocol passed in is left open), ``robots`` to a :class:`FetchRobots`
+    ``protocol`` defaults to a :class:`~gossamer.plugins.protocols.ProtocolSelector` over the active
+    Protocol plugins, chosen by URL scheme (closed at the end; a protocol passed in is left open),
+    ``robots`` to a :class:`FetchRobots`
     with its own cache, ``redirects`` to the ``fetcher`` URL chains.  ``time_limit``
     (seconds from now) overrides fetcher.timelimit.mins.  ``progress(summary,
     active_queues)`` is called every ``monitor_interval`` seconds.  ``owns(url)`` says whether
@@ -374,7 +378,7 @@ async def fetch_all(
     ValueError for bad settings (empty http.agent.name, unknown fetcher.queue.mode).
     """
     own_protocol = protocol is None
-    protocol = protocol or HttpProtocol(settings)
+    protocol = protocol or ProtocolSelector(PluginRepository(settings))
     own_robots = robots is None
     robots = robots or FetchRobots(settings)
     redirects = redirects or RedirectTargets.from_settings(settings)

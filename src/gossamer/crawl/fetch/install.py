@@ -3,7 +3,7 @@
 Local segment: shares write under ``<segment>/.fetch-staging/``; :func:`install_fetch`
 describes the tables and renames them into the segment (content, the parse tables,
 crawl_fetch last).  Segment on another filesystem (see
-:mod:`gossamer.crawl.segment_files`): leftovers of an earlier run that never committed
+:mod:`gossamer.store.segment_files`): leftovers of an earlier run that never committed
 are deleted first (:func:`prepare_fetch`); shares upload their files in place;
 :func:`install_fetch` deletes files no share reported, describes the parse tables, and
 commits by writing ``crawl_fetch/_table.json`` then ``crawl_fetch/_SUCCESS`` — the
@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH
-from gossamer.crawl.segment_files import Place, children, clear_tables, modified_time, sweep_unreported, table_present
+from gossamer.store.segment_files import Place, children, clear_tables, modified_time, sweep_unreported, table_present
 from gossamer.store.table import DESCRIPTION_FILE, TableDescription, TableError, TableVersion, finish_version
 
 LOG = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ STAGING = ".fetch-staging"
 
 
 def _parse_tables() -> tuple[str, ...]:
-    from gossamer.crawl.parse.outputs import TABLES
+    from gossamer.crawl.parse import TABLES
 
     return TABLES
 
@@ -88,7 +88,7 @@ def install_fetch(segment: Place, processes: int, parse: bool, rows: int, files:
     if stale:
         LOG.warning("%s: deleted %d file(s) no successful fetch task reported", segment.display(), len(stale))
     if parse:
-        from gossamer.crawl.parse.outputs import complete_parse_tables
+        from gossamer.crawl.parse import complete_parse_tables
 
         complete_parse_tables(segment, processes, partitioner="fetch-share", job="fetch")
     finish_version(segment / CRAWL_FETCH, description)  # its _SUCCESS is the commit

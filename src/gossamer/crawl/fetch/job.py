@@ -10,7 +10,7 @@ host, no delay: :func:`shared_hosts`) instead splits every host's URLs between t
 processes, each with its share of the host's connections, so big hosts keep every
 core busy.
 Each process streams its share of ``crawl_generate`` (hosts interleaved, see
-:func:`~gossamer.crawl.segments.fetch_order`) through
+:func:`~gossamer.store.segments.fetch_order`) through
 :func:`~gossamer.crawl.fetch.fetcher.fetch_all` into a
 :class:`~gossamer.crawl.fetch.segment_sink.SegmentSink` writing part ``k`` of
 crawl_fetch (and of the parse tables with ``fetcher.parse``) plus its own WARC
@@ -39,16 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.http import agent_string
 from gossamer.core.settings import Settings
 from gossamer.crawl.fetch.fetcher import fetch_all
 from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch, prepare_fetch, recent_requests
 from gossamer.crawl.fetch.results import FetchSummary
 from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
-from gossamer.crawl.segment_files import Place, ShareOutput
-from gossamer.crawl.segments import partition_key_function
-from gossamer.plugins.builtin.protocol_http import agent_string
 from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.location import Location, local_or_remote
+from gossamer.store.segment_files import Place, ShareOutput
+from gossamer.store.segments import partition_key_function
 from gossamer.store.table import TableVersion
 
 LOG = logging.getLogger(__name__)

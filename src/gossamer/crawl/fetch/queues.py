@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import Settings
-from gossamer.plugins.support.domains import domain_of
+from gossamer.core.urls import domain_of
 
 
 @dataclass(slots=True)

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.http import HttpExchange
 from gossamer.core.records import Content
-from gossamer.plugins.builtin.protocol_http import HttpExchange
 
 
 @dataclass

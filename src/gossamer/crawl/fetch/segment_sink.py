@@ -8,7 +8,7 @@ hands each successful page to the :class:`~gossamer.crawl.parse.PageParser`.
 Everything is written under a local directory (``<staging>/crawl_fetch/``,
 ``<staging>/content/``, the parse tables): the segment's staging directory, or a
 scratch directory uploaded when the part is done for a segment on another
-filesystem (:class:`~gossamer.crawl.segment_files.ShareOutput`).  The job installs
+filesystem (:class:`~gossamer.store.segment_files.ShareOutput`).  The job installs
 the tables when every part is done, so a crash never leaves a half-fetched segment
 visible.
 
@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.metadata import WARC_RECORD_KEY
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.fetch.results import FetchResult
-from gossamer.crawl.fetch.warc import WARC_RECORD_KEY, WarcFileWriter
+from gossamer.crawl.fetch.warc import WarcFileWriter
 from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
 from gossamer.store.table import part_name

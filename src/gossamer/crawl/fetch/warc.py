@@ -24,7 +24,7 @@ from typing import BinaryIO
 from fastwarc.stream_io import GzipWriter
 from fastwarc.warc import WarcRecord, WarcRecordType
 
-from gossamer.plugins.builtin.protocol_http import HttpExchange
+from gossamer.core.http import HttpExchange
 
 RENAMED_HEADERS = {"transfer-encoding": "X-Crawler-Transfer-Encoding"}
 """Response headers that no longer describe the stored body, and their new names."""
@@ -58,9 +58,6 @@ def payload_digest(body: bytes) -> str:
     return "sha1:" + base64.b32encode(hashlib.sha1(body).digest()).decode("ascii")
 
 
-WARC_RECORD_KEY = "_warc_"
-"""Content-metadata key holding a page's WARC response record as ``<file name>:<byte offset>``
-(the file in the segment's ``content`` directory; the offset is the start of the record's gzip member)."""
 
 
 class WarcFileWriter:

@@ -10,9 +10,9 @@ docs/parsing.md describes the behaviour, every setting read and the table schema
 """
 
 from gossamer.crawl.parse.job import ParseReport, parse_segment
-from gossamer.crawl.parse.outputs import ParseOutputs, finish_parse_tables
+from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser, ParsedPage
-from gossamer.crawl.parse.schemas import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
+from gossamer.store.parse_schemas import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
 
 __all__ = [
     "PARSE_DATA_SCHEMA",
@@ -21,6 +21,8 @@ __all__ = [
     "ParseOutputs",
     "ParseReport",
     "ParsedPage",
+    "TABLES",
+    "complete_parse_tables",
     "finish_parse_tables",
     "parse_segment",
 ]

@@ -17,7 +17,7 @@ goes on; so is a WARC file that cannot be read to its end.  When every process i
 done the tables are installed together: locally renamed into the segment
 (:func:`~.outputs.finish_parse_tables`), elsewhere committed by their ``_SUCCESS``
 files, crawl_parse last, after the files no group reported are deleted
-(:func:`~gossamer.crawl.segment_files.sweep_unreported`).  A crash leaves the segment
+(:func:`~gossamer.store.segment_files.sweep_unreported`).  A crash leaves the segment
 as it was.  A segment that has crawl_parse is parsed already and is refused; parse
 tables there without it are leftovers of a crash and are deleted first.
 """
@@ -45,7 +45,9 @@ from gossamer.core.status import CrawlStatus
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser
 from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
-from gossamer.crawl.segment_files import (
+from gossamer.store.crawldb_schema import batch_to_datums
+from gossamer.store.location import Location, local_or_remote
+from gossamer.store.segment_files import (
     Place,
     ShareOutput,
     file_size,
@@ -55,8 +57,6 @@ from gossamer.crawl.segment_files import (
     table_present,
     warc_files,
 )
-from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import Location, local_or_remote
 from gossamer.store.table import TableError, TableVersion
 
 LOG = logging.getLogger(__name__)

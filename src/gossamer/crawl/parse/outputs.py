@@ -17,10 +17,11 @@ from pathlib import Path
 
 from gossamer.core.settings import Settings
 from gossamer.crawl.parse.page import ParsedPage
-from gossamer.crawl.parse.schemas import SCHEMAS, PageBuffer
-from gossamer.crawl.segment_files import make_dir
+from gossamer.crawl.parse.page_buffer import PageBuffer
 from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.store.location import Location
+from gossamer.store.parse_schemas import SCHEMAS
+from gossamer.store.segment_files import make_dir
 from gossamer.store.table import PartWriter, TableDescription, finish_version, parquet_rows, part_name
 
 FLUSH_PAGES = 1000

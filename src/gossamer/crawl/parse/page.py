@@ -31,21 +31,19 @@ import logging
 from dataclasses import dataclass
 
 from gossamer.core.datum import META_REPR_URL, CrawlDatum, now_millis
+from gossamer.core.metadata import DIGEST_KEY, REFRESH_SECONDS, REFRESH_URL
 from gossamer.core.records import Content, Outlink, ParseData, ParseStatusCode, ParseText
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.parse.outlinks import OutlinkFilter
 from gossamer.crawl.parse.parsers import ParserSelector
 from gossamer.plugins.api import HtmlParseFilter, Parser, ParseResult, ScoringFilter, Signature
-from gossamer.plugins.builtin.parse_html import REFRESH_SECONDS, REFRESH_URL
 from gossamer.plugins.registry import PluginRepository
 
 LOG = logging.getLogger(__name__)
 
 TRUNCATED = "http.content.truncated"
 """Content metadata flag the protocol sets on cut content (Nutch's Response.TRUNCATED_CONTENT)."""
-DIGEST_KEY = "nutch.content.digest"
-"""Content metadata key of the page signature (hex), as Nutch names it."""
 PERM_REFRESH_TIME = 5
 """A meta refresh of at least this many seconds counts as a permanent redirect (Nutch's Fetcher)."""
 

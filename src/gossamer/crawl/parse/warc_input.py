@@ -21,16 +21,10 @@ from pathlib import Path
 import brotli
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
+from gossamer.core.http import DECOMPRESSED_LIMIT_PROPERTY, DEFAULT_DECOMPRESSED_LIMIT
+from gossamer.core.metadata import DECODING_ERROR, TRUNCATED, TRUNCATED_REASON, WARC_RECORD_KEY
 from gossamer.core.records import Content
 from gossamer.core.settings import Settings, SettingsError
-from gossamer.crawl.fetch.warc import WARC_RECORD_KEY
-from gossamer.plugins.builtin.protocol_http import (
-    DECODING_ERROR,
-    DECOMPRESSED_LIMIT_PROPERTY,
-    DEFAULT_DECOMPRESSED_LIMIT,
-    TRUNCATED,
-    TRUNCATED_REASON,
-)
 
 CHUNK = 65536
 

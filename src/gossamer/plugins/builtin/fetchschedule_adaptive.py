@@ -26,12 +26,9 @@ from urllib.parse import urlsplit
 
 from gossamer.core.datum import META_CONTENT_TYPE, META_FIXED_INTERVAL, CrawlDatum
 from gossamer.core.settings import Settings
+from gossamer.core.status import STATE_MODIFIED, STATE_NOTMODIFIED
 from gossamer.plugins.api import PluginNotConfigured
-from gossamer.plugins.builtin.fetchschedule_default import (
-    STATE_MODIFIED,
-    STATE_NOTMODIFIED,
-    AbstractFetchSchedule,
-)
+from gossamer.plugins.builtin.fetchschedule_default import AbstractFetchSchedule
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.conffiles import find_conf_file, read_conf_text
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from gossamer.core.datum import MILLIS_PER_DAY, CrawlDatum, now_millis
 from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core.status import STATE_MODIFIED, CrawlStatus
 from gossamer.plugins.api import FetchSchedule
 from gossamer.plugins.registry import PluginInfo
-
-STATE_UNKNOWN, STATE_MODIFIED, STATE_NOTMODIFIED = 0, 1, 2
 
 
 class AbstractFetchSchedule(FetchSchedule):

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gossamer.core.settings import Settings
+from gossamer.core.urls import domain_of
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.registry import PluginInfo
-from gossamer.plugins.support.domains import domain_of
 from gossamer.store.partitioning import host_of
 
 

@@ -34,6 +34,7 @@ from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
+from gossamer.core.metadata import REFRESH_SECONDS, REFRESH_URL
 from gossamer.core.records import Content, ParseData, ParseStatusCode, ParseText
 from gossamer.core.settings import Settings
 from gossamer.plugins.api import Parser, ParseResult
@@ -44,10 +45,6 @@ from gossamer.plugins.registry import PluginInfo
 
 HTML_LANG_KEY = "lang"
 """Parse-metadata key of the language the page declares in ``<html lang>``."""
-REFRESH_URL = "refresh.url"
-"""Parse metadata key: absolute target of a meta refresh (the page signals a redirect)."""
-REFRESH_SECONDS = "refresh.seconds"
-"""Parse metadata key: delay of the meta refresh in whole seconds."""
 TRUNCATED = "parse.truncated"
 """Parse metadata key: ``size`` or ``depth`` when only the start of the document was parsed."""
 CHARSET_KEYS = ("OriginalCharEncoding", "CharEncodingForConversion")

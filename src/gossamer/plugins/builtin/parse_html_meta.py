@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-_ROBOT_SEPARATORS = str.maketrans(",;", "  ")
+from gossamer.core.metadata import robots_words
 
 
 @dataclass
@@ -54,11 +54,6 @@ def parse_refresh(value: str) -> tuple[int, str] | None:
     elif target[:1] in "'\"":
         target = target[1:].strip()
     return int(digits), target
-
-
-def robots_words(value: str) -> set[str]:
-    """The lower-cased directive words of a robots meta value."""
-    return set(value.lower().translate(_ROBOT_SEPARATORS).split())
 
 
 class MetaReader:

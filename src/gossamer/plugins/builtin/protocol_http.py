@@ -24,41 +24,19 @@ import aiohttp
 import brotli
 
 from gossamer.core.datum import CrawlDatum
+from gossamer.core.http import (
+    DECOMPRESSED_LIMIT_PROPERTY,
+    DEFAULT_DECOMPRESSED_LIMIT,
+    HttpExchange,
+    agent_string,
+)
+from gossamer.core.metadata import DECODING_ERROR, META_COOKIE, META_ETAG, TRUNCATED, TRUNCATED_REASON
 from gossamer.core.records import Content, ProtocolStatus, ProtocolStatusCode
 from gossamer.core.settings import Settings, SettingsError
 from gossamer.plugins.api import Protocol, ProtocolOutput
 from gossamer.plugins.registry import PluginInfo
 
-META_ETAG = "ETag"
-"""Datum metadata key of a page's last ETag, sent back as If-None-Match."""
-META_COOKIE = "Cookie"
-"""Datum metadata key whose value is sent as the Cookie header (http.enable.cookie.header)."""
-TRUNCATED = "http.content.truncated"
-"""Content metadata key: ``true`` when the content was cut (Nutch's Response.TRUNCATED_CONTENT)."""
-TRUNCATED_REASON = "http.content.truncated.reason"
-"""Why: ``length`` (size limits), ``time`` (http.time.limit) or ``disconnect`` (http.partial.truncated)."""
-DECODING_ERROR = "http.content.decoding.error"
-"""Content metadata key set when the Content-Encoding could not be fully decoded (content is best effort)."""
-DECOMPRESSED_LIMIT_PROPERTY = "http.content.limit.decompressed"
-DEFAULT_DECOMPRESSED_LIMIT = 16 * 1024 * 1024
-"""Used while :data:`DECOMPRESSED_LIMIT_PROPERTY` is not yet a known setting."""
 CHUNK = 65536
-
-
-def agent_string(settings: Settings) -> str:
-    """User-Agent as Nutch composes it: ``name/version (description; url; email)``.
-
-    Raises :class:`ValueError` when http.agent.name is empty (Nutch refuses to fetch then).
-    """
-    name = settings.get_str("http.agent.name").strip()
-    if not name:
-        raise ValueError("http.agent.name is empty: set it (e.g. -D http.agent.name=mybot) before fetching")
-    version = settings.get_str("http.agent.version").strip()
-    agent = f"{name}/{version}" if version else name
-    extras = [settings.get_str(k).strip() for k in ("http.agent.description", "http.agent.url",
-                                                     "http.agent.email")]
-    extras = [e for e in extras if e]
-    return f"{agent} ({'; '.join(extras)})" if extras else agent
 
 
 def status_for_http(code: int, url: str, location: str | None) -> ProtocolStatus:
@@ -76,22 +54,6 @@ def status_for_http(code: int, url: str, location: str | None) -> ProtocolStatus
     if code in named:
         return ProtocolStatus(named[code], (f"Http code={code}, url={url}",))
     return ProtocolStatus(ProtocolStatusCode.EXCEPTION, (f"Http code={code}, url={url}",))
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After value (delta seconds or HTTP date); None if absent or invalid."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 class _Decoder:
@@ -135,33 +97,9 @@ class _Decoder:
 
 
 @dataclass
-class HttpExchange:
-    """One HTTP request/response as sent and received, for WARC records.
-
-    ``raw_body`` is the entity body as transferred (Content-Encoding still applied,
-    chunking removed), possibly truncated (``truncated`` says why).
-    """
-
-    url: str
-    method: str
-    request_target: str
-    http_version: str
-    request_headers: list[tuple[str, str]]
-    status: int
-    reason: str
-    response_headers: list[tuple[str, str]]
-    raw_body: bytes
-    date: datetime
-    ip: str | None = None
-    truncated: str = ""
-
-
-@dataclass
 class HttpOutput(ProtocolOutput):
-    """A :class:`ProtocolOutput` with the HTTP exchange (None when no response arrived)."""
+    """A :class:`ProtocolOutput` with the response headers (lower-cased names)."""
 
-    exchange: HttpExchange | None = None
-    response_ms: int = 0
     headers: dict[str, str] = field(default_factory=dict)
 
 

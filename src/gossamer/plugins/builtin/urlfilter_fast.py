@@ -34,9 +34,9 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from gossamer.core.settings import Settings
+from gossamer.core.urls import UrlParts, split_url
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
-from gossamer.plugins.support.domains import UrlParts, split_url
 from gossamer.plugins.support.javaregex import JavaRegexError, compile_java
 from gossamer.plugins.support.rulefiles import RuleText, load_rules
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gossamer.core.settings import Settings
+from gossamer.core.urls import domain_of, url_host
 from gossamer.plugins.api import URLExemptionFilter
-from gossamer.plugins.support.domains import domain_of, url_host
 
 BY_HOST = "byHost"
 BY_DOMAIN = "byDomain"

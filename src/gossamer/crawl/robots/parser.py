@@ -1,6 +1,6 @@
 """robots.txt text -> the rules for one crawler (crawler-commons / RFC 9309 semantics).
 
-This is the parsing half of :mod:`gossamer.crawl.robots`; it knows nothing of
+This is the parsing half of :mod:`gossamer.crawl.robots.rules`; it knows nothing of
 HTTP.  The semantics follow crawler-commons' ``SimpleRobotRulesParser`` as used
 by Nutch (``tests/vectors/robots.json``); they are re-implemented here from the
 documented behaviour, not translated:

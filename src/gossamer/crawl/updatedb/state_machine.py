@@ -20,9 +20,15 @@ from dataclasses import dataclass, fields
 
 from gossamer.core.datum import META_GENERATE_TIME, CrawlDatum
 from gossamer.core.settings import Settings
-from gossamer.core.status import STATUS_DB_MAX, STATUS_FETCH_MAX, CrawlStatus
+from gossamer.core.status import (
+    STATE_MODIFIED,
+    STATE_NOTMODIFIED,
+    STATE_UNKNOWN,
+    STATUS_DB_MAX,
+    STATUS_FETCH_MAX,
+    CrawlStatus,
+)
 from gossamer.plugins.api import FetchSchedule, ScoringFilter
-from gossamer.plugins.builtin.fetchschedule_default import STATE_MODIFIED, STATE_NOTMODIFIED, STATE_UNKNOWN
 
 LOG = logging.getLogger(__name__)
 

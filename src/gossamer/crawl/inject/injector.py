@@ -1,6 +1,6 @@
 """``inject``: add seed URLs to a crawldb (Nutch's Injector, reference §1.1 and §5).
 
-The job's map and reduce functions are in :mod:`gossamer.crawl.inject_job`; this
+The job's map and reduce functions are in :mod:`gossamer.crawl.inject.seed_merge`; this
 module runs them as one table job (lock, run, atomic install) and reports.
 """
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 from gossamer.core.datum import now_millis
 from gossamer.core.settings import Settings
-from gossamer.crawl.inject_job import ExistingMapper, InjectOptions, InjectReducer, SeedMapper
-from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
+from gossamer.crawl.inject.seed_merge import ExistingMapper, InjectOptions, InjectReducer, SeedMapper
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TextSource
+from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.location import Location
 

@@ -30,8 +30,8 @@ import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
+from gossamer.core.urls import domain_of
 from gossamer.engine import Input, Job, TableSource, TaskContext, run_job
-from gossamer.plugins.support.domains import domain_of
 from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
 from gossamer.store.table import TableVersion, part_name, read_parquet_file

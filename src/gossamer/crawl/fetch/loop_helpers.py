@@ -10,8 +10,7 @@ import aiohttp
 from gossamer.core.records import ProtocolStatusCode
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.robots import RobotRules, RobotsPolicy, allow_all
-from gossamer.crawl.robots_fetch import RobotsCache, fetch_robots
+from gossamer.crawl.robots import RobotRules, RobotsCache, RobotsPolicy, allow_all, fetch_robots
 
 STATUS_MAP: dict[ProtocolStatusCode, CrawlStatus] = {
     ProtocolStatusCode.SUCCESS: CrawlStatus.FETCH_SUCCESS,
@@ -45,7 +44,7 @@ def representative_url(source: str, target: str, temp: bool) -> str:
 
 
 class FetchRobots:
-    """robots.txt rules for the fetcher: :func:`~gossamer.crawl.robots_fetch.fetch_robots` with a cache.
+    """robots.txt rules for the fetcher: :func:`~gossamer.crawl.robots.fetching.fetch_robots` with a cache.
 
     :meth:`rules` returns ``(rules, fetched)``; ``fetched`` is True when a request
     went to the host just now (then the queue must wait its delay before the page).

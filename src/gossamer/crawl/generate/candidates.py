@@ -129,7 +129,7 @@ class SelectCandidates:
         hosts = hosts_of(urls)
         if not self.by_domain:
             return hosts
-        from gossamer.plugins.support.domains import domain_of
+        from gossamer.core.urls import domain_of
 
         encoded = pc.dictionary_encode(hosts)
         domains = pa.array([domain_of(h) for h in encoded.dictionary.to_pylist()], pa.string())

@@ -3,8 +3,8 @@
 ``GET scheme://host[:port]/robots.txt`` with the crawler's User-Agent, http.timeout
 for connecting and for each read, redirects followed by hand up to
 http.robots.redirect.max (every hop recorded), the body read up to the robots byte
-limit; the outcome becomes :class:`~gossamer.crawl.robots.RobotRules` through
-:func:`~gossamer.crawl.robots.rules_for_response`.  Nothing here raises on network
+limit; the outcome becomes :class:`~gossamer.crawl.robots.rules.RobotRules` through
+:func:`~gossamer.crawl.robots.rules.rules_for_response`.  Nothing here raises on network
 trouble: errors become "everything allowed, not cached" rules, as in Nutch.
 """
 
@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 import aiohttp
 
 from gossamer.core.settings import Settings
-from gossamer.crawl.robots import DEFAULT_PORTS, RobotRules, RobotsPolicy, allow_all, rules_for_response
+from gossamer.crawl.robots.rules import DEFAULT_PORTS, RobotRules, RobotsPolicy, allow_all, rules_for_response
 
 TOTAL_TIMEOUT_FACTOR = 4
 """A whole robots.txt exchange (all redirects, slow bodies) may take this many http.timeout."""

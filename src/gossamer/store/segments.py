@@ -9,7 +9,7 @@ and renamed into place when complete, so a crash never leaves a half segment.
 
 The segments directory may also be a :class:`~gossamer.store.location.Location`
 (``s3://``, ``hdfs://`` …): there a segment is written in place and exists once
-``<segment>/crawl_generate/_SUCCESS`` does (see :mod:`gossamer.crawl.segment_files`).
+``<segment>/crawl_generate/_SUCCESS`` does (see :mod:`gossamer.store.segment_files`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.crawl.segment_files import Place, remove_tree
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.location import Location, local_or_remote
 from gossamer.store.partitioning import host_of
+from gossamer.store.segment_files import Place, remove_tree
 from gossamer.store.table import SUCCESS_MARKER, PartWriter, TableDescription, finish_version, part_name
 
 SEGMENT_NAME_FORMAT = "%Y%m%d%H%M%S"
@@ -75,7 +75,7 @@ def partition_key_function(mode: str, seed: int = 0) -> Callable[[str], int]:
             return host
         if host not in cache:
             if mode == "byDomain":
-                from gossamer.plugins.support.domains import domain_of
+                from gossamer.core.urls import domain_of
 
                 cache[host] = domain_of(host) if host else ""
             else:

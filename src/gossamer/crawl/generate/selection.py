@@ -1,6 +1,6 @@
 """Generate's selection: which due URLs go into which fetch list (Nutch's Generator, job 1).
 
-The candidate job (:mod:`gossamer.crawl.generate_job`, an engine job, so it runs on
+The candidate job (:mod:`gossamer.crawl.generate.candidates`, an engine job, so it runs on
 Spark too) keeps the rows that are due — by the fetch schedule (``fetch_time <= now +
 adddays``, or a fetch time more than ``db.fetch.interval.max`` in the future, which the
 schedule pulls back), not generated within ``crawl.gen.delay`` (the ``_ngt_`` marker),
@@ -35,8 +35,15 @@ import pyarrow as pa
 from gossamer.core.datum import META_GENERATE_TIME, CrawlDatum
 from gossamer.core.settings import Settings
 from gossamer.core.status import status_by_name
-from gossamer.crawl.generate_job import CANDIDATE_SCHEMA, COUNT_KEY, ORDER_KEY, DueRule, KeepFirst, SelectCandidates
-from gossamer.crawl.readdb_stats import connect, parts_relation
+from gossamer.crawl.generate.candidates import (
+    CANDIDATE_SCHEMA,
+    COUNT_KEY,
+    ORDER_KEY,
+    DueRule,
+    KeepFirst,
+    SelectCandidates,
+)
+from gossamer.crawl.readdb import connect, parts_relation
 from gossamer.engine import Input, Job, TableSource, run_job
 from gossamer.store import discard, new_staging_dir
 from gossamer.store.crawldb_schema import batch_to_datums
@@ -78,7 +85,7 @@ def due_rule(settings: Settings, cur_time: int) -> DueRule:
 
 
 def candidate_job(version: TableVersion, settings: Settings, opts: SelectOptions) -> Job:
-    """The candidate job over the crawldb ``version`` (see :mod:`gossamer.crawl.generate_job`)."""
+    """The candidate job over the crawldb ``version`` (see :mod:`gossamer.crawl.generate.candidates`)."""
     max_count = settings.get_int("generate.max.count")
     segments = max(1, opts.max_segments)
     counted = max_count > 0

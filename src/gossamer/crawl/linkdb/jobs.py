@@ -5,7 +5,7 @@ text); table layout and schema in :mod:`gossamer.store.linkdb_schema`.
 
 :func:`invert_links` reads each segment's ``parse_data`` (shuffled; segments
 without it are skipped and reported), inverts the outlinks of successfully
-parsed pages (:class:`~gossamer.crawl.linkdb_logic.InvertMapper`) and merges them
+parsed pages (:class:`~gossamer.crawl.linkdb.inversion.InvertMapper`) and merges them
 with the existing linkdb, streamed as a co-partitioned input and taken as it is
 (not normalized or filtered again: ``mergelinkdb -normalize -filter`` does that).
 Per URL the inlinks are kept in input order — existing ones first, then the
@@ -18,7 +18,7 @@ leaves the previous linkdb as it was.
 A linkdb may live on any filesystem a :class:`~gossamer.store.location.Location`
 reaches (a path, ``s3://`` …, given as a string with the settings that say how to
 reach it); so may the segments (a ``parse_data`` there counts once its ``_SUCCESS``
-exists, see :mod:`gossamer.crawl.segment_files`).
+exists, see :mod:`gossamer.store.segment_files`).
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from pathlib import Path
 
 from gossamer.core.records import Inlink
 from gossamer.core.settings import Settings
-from gossamer.crawl.linkdb_logic import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
-from gossamer.crawl.segment_files import place_text, table_present
-from gossamer.crawl.tablejob import TableJobRun, run_table_job
+from gossamer.crawl.linkdb.inversion import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
 from gossamer.engine import Input, Job, ProgressFn, TableSource
+from gossamer.engine.table_job import TableJobRun, run_table_job
 from gossamer.store.install import Place, live_version_dir, open_live
 from gossamer.store.linkdb_schema import LINKDB_SCHEMA, batch_to_rows
 from gossamer.store.location import Location, local_or_remote
+from gossamer.store.segment_files import place_text, table_present
 from gossamer.store.table import TableError, TableVersion
 
 KIND = "linkdb"

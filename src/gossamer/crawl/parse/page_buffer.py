@@ -1,24 +1,8 @@
-"""Parquet schemas of parse_data and parse_text, and the batched conversion of parsed pages to Arrow.
-
-parse_data (one row per parsed page, sorted by ``url``):
-
-==================  ======================================  ==========================================
-column              type                                    meaning
-==================  ======================================  ==========================================
-url                 string, not null                        the page (sort key)
-status              uint8, not null                         0 notparsed, 1 success, 2 failed
-status_message      string                                  failure or skip reason; meta refresh note
-title               string                                  page title
-outlinks            list<struct<url string, anchor string>> kept outlinks, normalized, in page order
-content_metadata    map<string, string>                     response headers and crawl facts
-parse_metadata      map<string, string>                     what the parser learned (meta tags …)
-==================  ======================================  ==========================================
-
-parse_text: ``url`` (string, not null, sort key) and ``text`` (large_string).
-crawl_parse uses the crawldb schema (:data:`~gossamer.store.crawldb_schema.CRAWLDB_SCHEMA`).
+"""Batched conversion of parsed pages to the parse tables' Arrow batches.
 
 :class:`PageBuffer` collects pages as plain Python lists and converts a whole batch
 at once: outlinks become one list array built from flat offsets, URLs and anchors.
+Schemas: :mod:`gossamer.store.parse_schemas`.
 """
 
 from __future__ import annotations
@@ -28,30 +12,11 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from gossamer.core.datum import CrawlDatum
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
+from gossamer.store.crawldb_schema import datums_to_batch
+from gossamer.store.parse_schemas import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
 
 if TYPE_CHECKING:
     from gossamer.crawl.parse.page import ParsedPage
-
-OUTLINK_TYPE = pa.struct([pa.field("url", pa.string(), nullable=False),
-                          pa.field("anchor", pa.string(), nullable=False)])
-METADATA_TYPE = pa.map_(pa.string(), pa.string())
-
-PARSE_DATA_SCHEMA = pa.schema([
-    pa.field("url", pa.string(), nullable=False),
-    pa.field("status", pa.uint8(), nullable=False),
-    pa.field("status_message", pa.string()),
-    pa.field("title", pa.string()),
-    pa.field("outlinks", pa.list_(pa.field("item", OUTLINK_TYPE, nullable=False))),
-    pa.field("content_metadata", METADATA_TYPE),
-    pa.field("parse_metadata", METADATA_TYPE),
-])
-PARSE_TEXT_SCHEMA = pa.schema([
-    pa.field("url", pa.string(), nullable=False),
-    pa.field("text", pa.large_string()),
-])
-SCHEMAS = {"parse_data": PARSE_DATA_SCHEMA, "parse_text": PARSE_TEXT_SCHEMA, "crawl_parse": CRAWLDB_SCHEMA}
-"""Every parse table and its schema, in the order they are installed (crawl_parse last)."""
 
 
 class PageBuffer:

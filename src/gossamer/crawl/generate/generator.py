@@ -1,7 +1,7 @@
 """``generate``: pick due URLs from the crawldb into new segments (Nutch's Generator).
 
 The crawldb is locked for the whole run.  Selection is in
-:mod:`gossamer.crawl.generate_select`; each non-empty fetch list becomes a
+:mod:`gossamer.crawl.generate.selection`; each non-empty fetch list becomes a
 segment ``segments/<yyyyMMddHHmmss>/crawl_generate`` split into
 ``-numFetchers`` parts by ``partition.url.mode``.  With
 ``generate.update.crawldb`` the selected URLs get the ``_ngt_`` marker in the
@@ -11,9 +11,9 @@ crawldb too (rewritten atomically), so a second generate within
 
 The crawldb may live on any filesystem a :class:`~gossamer.store.location.Location`
 reaches (``s3://`` …): the candidate table is staged beside it, where every executor
-of a cluster can write it (see :mod:`gossamer.crawl.generate_select`).  So may the
+of a cluster can write it (see :mod:`gossamer.crawl.generate.selection`).  So may the
 segments directory: a remote segment is written in place and exists once its
-``crawl_generate/_SUCCESS`` does (see :mod:`gossamer.crawl.segments`).
+``crawl_generate/_SUCCESS`` does (see :mod:`gossamer.store.segments`).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ import pyarrow.compute as pc
 
 from gossamer.core.datum import META_GENERATE_TIME, now_millis
 from gossamer.core.settings import Settings
-from gossamer.crawl.generate_select import SelectOptions, select
-from gossamer.crawl.segment_files import Place
-from gossamer.crawl.segments import SegmentWriter, new_segment_name, partition_key_function
-from gossamer.crawl.tablejob import TableJobRun, run_table_job, table_lock
+from gossamer.crawl.generate.selection import SelectOptions, select
 from gossamer.engine import Input, Job, TableSource, TaskContext
+from gossamer.engine.table_job import TableJobRun, run_table_job, table_lock
 from gossamer.store import TableLock, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.location import Location, local_or_remote
+from gossamer.store.segment_files import Place
+from gossamer.store.segments import SegmentWriter, new_segment_name, partition_key_function
 
 
 @dataclass(frozen=True)

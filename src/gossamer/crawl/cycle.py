@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gossamer.core.settings import Settings
-from gossamer.crawl.fetch.job import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
+from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
@@ -152,10 +152,8 @@ def index_crawl(layout: CrawlLayout, segments: list[Path | Location], settings: 
     """
     from gossamer.crawl.dedup import dedup
     from gossamer.crawl.linkdb import invert_links
-    from gossamer.crawl.segments import list_segments
-    from gossamer.index.documents import IndexOptions
-    from gossamer.index.indexer import index
-    from gossamer.index.store import live_index
+    from gossamer.index import IndexOptions, index, live_index
+    from gossamer.store.segments import list_segments
 
     every = list_segments(layout.segments)
     if segments:

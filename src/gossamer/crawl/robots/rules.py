@@ -8,7 +8,7 @@
 * :func:`effective_delay` applies ``fetcher.max.crawl.delay`` /
   ``fetcher.min.crawl.delay`` to a robots Crawl-delay, as Nutch's fetcher does.
 Fetching over HTTP and the cache per ``protocol:host:port`` (Nutch's key) live in
-:mod:`gossamer.crawl.robots_fetch`.
+:mod:`gossamer.crawl.robots.fetching`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gossamer.core.settings import Settings
-from gossamer.crawl.robots_parse import NEEDS_NORMALIZING, Rule, normalize_path, parse_rules
+from gossamer.crawl.robots.parser import NEEDS_NORMALIZING, Rule, normalize_path, parse_rules
 
 Mode = Literal["some", "all", "none"]
 RFC9309_MIN_BYTES = 500 * 1024

@@ -2,7 +2,7 @@
 
 Two steps, both under the crawldb's lock:
 
-1. Find (:mod:`gossamer.crawl.dedup_select`): among the ``db_fetched`` /
+1. Find (:mod:`gossamer.crawl.dedup.duplicates`): among the ``db_fetched`` /
    ``db_notmodified`` rows with a non-empty signature, group by signature (plus host
    or registered domain with ``group``) and run Nutch's reducer over each group of
    two or more, with ``compare_order`` deciding which member is the duplicate.
@@ -38,9 +38,9 @@ import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.dedup_select import DEFAULT_COMPARE_ORDER, check_group, find_duplicates, parse_compare_order
-from gossamer.crawl.tablejob import TableJobRun, run_table_job, table_lock
+from gossamer.crawl.dedup.duplicates import DEFAULT_COMPARE_ORDER, check_group, find_duplicates, parse_compare_order
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
+from gossamer.engine.table_job import TableJobRun, run_table_job, table_lock
 from gossamer.store import discard, new_staging_dir, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
 from gossamer.store.location import Location, local_or_remote
@@ -159,7 +159,7 @@ def dedup(crawldb_dir: Path | Location | str, settings: Settings, group: str = "
     """Mark duplicates in the crawldb at ``crawldb_dir``, a path or a URI (see the module docstring).
 
     ``group``: ``none``, ``host`` or ``domain``; ``compare_order``: criteria names
-    (:data:`~gossamer.crawl.dedup_select.CRITERIA`), which must include score,
+    (:data:`~gossamer.crawl.dedup.duplicates.CRITERIA`), which must include score,
     fetchTime and urlLength.  Raises :class:`ValueError` for a bad group or order,
     :class:`~gossamer.store.TableError` when there is no crawldb and
     :class:`~gossamer.store.LockedError` when another writer holds it.

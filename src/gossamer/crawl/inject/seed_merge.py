@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from gossamer.core.datum import META_FIXED_INTERVAL, CrawlDatum
 from gossamer.core.status import CrawlStatus
 from gossamer.core.urls import url_problem
-from gossamer.crawl.seeds import SeedError, is_seed_text, parse_seed_line
+from gossamer.crawl.inject.seeds import SeedError, is_seed_text, parse_seed_line
 from gossamer.engine import TaskContext
 from gossamer.plugins import PluginRepository, ScoringFilter, settings_key, task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch

@@ -5,7 +5,7 @@ re-normalized) and, per segment, ``crawl_fetch`` and ``crawl_parse`` (both when
 present; shuffled).  Map (CrawlDbFilter): purge ``db_gone`` / ``db_orphan`` rows of
 the crawldb (``db.update.purge.404`` / ``.orphans``), optionally normalize and
 filter every URL (scope ``crawldb``).  Reduce: per URL, the state machine of
-:mod:`gossamer.crawl.updatedb_logic`.  URLs that appear only in the crawldb keep
+:mod:`gossamer.crawl.updatedb.state_machine`.  URLs that appear only in the crawldb keep
 their row untouched and never pass through Python (unless a scoring filter
 adjusts orphaned scores).  The new crawldb is installed atomically under the lock.
 """
@@ -25,14 +25,14 @@ import pyarrow.compute as pc
 
 from gossamer.core.datum import CrawlDatum, now_millis
 from gossamer.core.settings import Settings
-from gossamer.crawl.segment_files import Place, place_text, table_present
-from gossamer.crawl.tablejob import TableJobReport, TableJobRun, run_table_job
-from gossamer.crawl.updatedb_logic import UpdateContext, UpdateSettings, keep_old, reduce_values
+from gossamer.crawl.updatedb.state_machine import UpdateContext, UpdateSettings, keep_old, reduce_values
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, arange
+from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
 from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key, task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.location import Location, local_or_remote
 from gossamer.store.partitioning import hosts_of
+from gossamer.store.segment_files import Place, place_text, table_present
 from gossamer.store.table import TableVersion
 
 SEGMENT_INPUTS = ("crawl_fetch", "crawl_parse")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gossamer.core.datum import SECONDS_PER_DAY, CrawlDatum, java_date, java_float
 from gossamer.core.status import status_by_name
-from gossamer.crawl.readdb_stats import connect, parquet_relation
+from gossamer.crawl.readdb.stats import connect, parquet_relation
 from gossamer.store.crawldb_schema import batch_to_datums
 from gossamer.store.table import TableVersion
 
