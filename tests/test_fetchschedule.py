@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gossamer.core import status
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.settings import load_settings
 from gossamer.core.status import CrawlStatus, status_by_name
@@ -104,33 +105,33 @@ def schedule_once(schedule: FetchSchedule, interval: int, fetch: int, modified: 
 
 def test_adaptive_modified_shrinks_and_notmodified_grows() -> None:
     schedule = build("AdaptiveFetchSchedule", {"sync_delta": False})
-    assert schedule_once(schedule, 1000, T, T, default.STATE_MODIFIED).fetch_interval == 800
-    assert schedule_once(schedule, 1000, T, T, default.STATE_NOTMODIFIED).fetch_interval == 1400
-    assert schedule_once(schedule, 1000, T, T, default.STATE_UNKNOWN).fetch_interval == 1000
+    assert schedule_once(schedule, 1000, T, T, status.STATE_MODIFIED).fetch_interval == 800
+    assert schedule_once(schedule, 1000, T, T, status.STATE_NOTMODIFIED).fetch_interval == 1400
+    assert schedule_once(schedule, 1000, T, T, status.STATE_UNKNOWN).fetch_interval == 1000
     assert schedule_once(schedule, 1000, T, T, 6).fetch_interval == 1000  # not a state: unknown
 
 
 def test_adaptive_modified_sets_modified_time_to_fetch_time() -> None:
     schedule = build("AdaptiveFetchSchedule")
-    datum = schedule_once(schedule, 1000, T, T - 10 * D, default.STATE_MODIFIED)
+    datum = schedule_once(schedule, 1000, T, T - 10 * D, status.STATE_MODIFIED)
     assert datum.modified_time == T
     assert datum.fetch_time == T + 800_000  # delta 0: no shift
 
 
 def test_adaptive_bounds_clamp() -> None:
     schedule = build("AdaptiveFetchSchedule", {"sync_delta": False, "min_interval": 500, "max_interval": 2000})
-    assert schedule_once(schedule, 100, T, T, default.STATE_MODIFIED).fetch_interval == 500
-    assert schedule_once(schedule, 1900, T, T, default.STATE_NOTMODIFIED).fetch_interval == 2000
+    assert schedule_once(schedule, 100, T, T, status.STATE_MODIFIED).fetch_interval == 500
+    assert schedule_once(schedule, 1900, T, T, status.STATE_NOTMODIFIED).fetch_interval == 2000
 
 
 def test_adaptive_sync_delta_shifts_towards_change_time() -> None:
     # delta = 10 s < interval: interval unchanged, next fetch shifted back by round(10000 × 0.3f) ms.
     schedule = build("AdaptiveFetchSchedule")
-    datum = schedule_once(schedule, 1000, T, T - 10_000, default.STATE_UNKNOWN)
+    datum = schedule_once(schedule, 1000, T, T - 10_000, status.STATE_UNKNOWN)
     assert datum.fetch_interval == 1000
     assert datum.fetch_time == T - 3000 + 1_000_000
     # delta larger than the interval: the interval becomes delta (seconds, long division).
-    datum = schedule_once(schedule, 1000, T, T - 5_000_500, default.STATE_UNKNOWN)
+    datum = schedule_once(schedule, 1000, T, T - 5_000_500, status.STATE_UNKNOWN)
     assert datum.fetch_interval == 5000
     assert datum.fetch_time == T - 1_500_150 + 5_000_000
 
@@ -138,14 +139,14 @@ def test_adaptive_sync_delta_shifts_towards_change_time() -> None:
 def test_adaptive_sync_delta_offset_beyond_max_becomes_zero() -> None:
     # offset 0.3 × 100 days > max 7 days ⇒ Java computes offset/delta × max = 0.
     schedule = build("AdaptiveFetchSchedule", {"max_interval": 7 * 86400})
-    datum = schedule_once(schedule, 86400, T, T - 100 * D, default.STATE_NOTMODIFIED)
+    datum = schedule_once(schedule, 86400, T, T - 100 * D, status.STATE_NOTMODIFIED)
     assert datum.fetch_interval == 7 * 86400
     assert datum.fetch_time == T + 7 * D
 
 
 def test_adaptive_fixed_interval_metadata_wins() -> None:
     schedule = build("AdaptiveFetchSchedule")
-    datum = schedule_once(schedule, 1000, T, 0, default.STATE_MODIFIED, metadata={"fixedInterval": "12.5"})
+    datum = schedule_once(schedule, 1000, T, 0, status.STATE_MODIFIED, metadata={"fixedInterval": "12.5"})
     assert datum.fetch_interval == 13  # Java Math.round: half up
     assert datum.fetch_time == T + 12_500
     assert datum.modified_time == 0  # untouched when the interval is fixed
@@ -154,14 +155,14 @@ def test_adaptive_fixed_interval_metadata_wins() -> None:
 def test_adaptive_zero_interval_uses_default_and_resets_retries() -> None:
     schedule = build("AdaptiveFetchSchedule", {"sync_delta": False, "default_interval": 5000})
     datum = CrawlDatum(fetch_interval=0, retries=3)
-    schedule.set_fetch_schedule(URL, datum, 0, 0, T, 0, default.STATE_UNKNOWN)
+    schedule.set_fetch_schedule(URL, datum, 0, 0, T, 0, status.STATE_UNKNOWN)
     assert (datum.fetch_interval, datum.retries, datum.modified_time) == (5000, 0, T)
 
 
 def test_float32_rates() -> None:
     # 0.3 is 0.30000001192092896 as a float: round(1e9 × 0.3f) = 300000012 ms, not 300000000.
     schedule = build("AdaptiveFetchSchedule", {"max_interval": 31536000.0})
-    datum = schedule_once(schedule, 2_000_000, T, T - 1_000_000_000, default.STATE_UNKNOWN)
+    datum = schedule_once(schedule, 2_000_000, T, T - 1_000_000_000, status.STATE_UNKNOWN)
     assert datum.fetch_time == T - 300_000_012 + 2_000_000_000
 
 
@@ -181,7 +182,7 @@ def test_host_specific_intervals(tmp_path: Path) -> None:
     assert schedule.bounds("http://www.apache.org/x") == (60.0, 1728000.0)
     assert schedule.bounds("http://www.example.org/") == (1296000.0, 31536000.0)
     assert schedule.bounds("http://other.example/") == (60.0, 31536000.0)
-    up = default.STATE_NOTMODIFIED
+    up = status.STATE_NOTMODIFIED
     assert schedule_once(schedule, 2_000_000, T, T, up, "http://nutch.apache.org/").fetch_interval == 2160000
     assert schedule_once(schedule, 100, T, T, up, "http://nutch.apache.org/").fetch_interval == 864000
     assert schedule_once(schedule, 100, T, T, up, "http://bad.example/").fetch_interval == 140
@@ -205,9 +206,9 @@ def test_mime_adaptive_uses_rates_per_content_type(tmp_path: Path) -> None:
     schedule = adaptive.MIME_PLUGIN.factory(settings)
     html = {"Content-Type": "Text/HTML; charset=utf-8"}
     pdf = {"Content-Type": "application/pdf"}
-    assert schedule_once(schedule, 1000, T, T, default.STATE_NOTMODIFIED, metadata=html).fetch_interval == 1500
-    assert schedule_once(schedule, 1000, T, T, default.STATE_MODIFIED, metadata=pdf).fetch_interval == 600
-    assert schedule_once(schedule, 1000, T, T, default.STATE_NOTMODIFIED).fetch_interval == 1400  # global 0.4
+    assert schedule_once(schedule, 1000, T, T, status.STATE_NOTMODIFIED, metadata=html).fetch_interval == 1500
+    assert schedule_once(schedule, 1000, T, T, status.STATE_MODIFIED, metadata=pdf).fetch_interval == 600
+    assert schedule_once(schedule, 1000, T, T, status.STATE_NOTMODIFIED).fetch_interval == 1400  # global 0.4
 
 
 def test_mime_adaptive_default_file_and_errors(tmp_path: Path) -> None:
@@ -223,11 +224,11 @@ def test_mime_adaptive_default_file_and_errors(tmp_path: Path) -> None:
 
 def test_default_schedule_rules() -> None:
     schedule = build("DefaultFetchSchedule")
-    datum = schedule_once(schedule, 1000, T, T - D, default.STATE_NOTMODIFIED)
+    datum = schedule_once(schedule, 1000, T, T - D, status.STATE_NOTMODIFIED)
     assert (datum.fetch_interval, datum.fetch_time, datum.modified_time) == (1000, T + 1_000_000, T - D)
-    datum = schedule_once(schedule, 1000, T, 0, default.STATE_NOTMODIFIED)
+    datum = schedule_once(schedule, 1000, T, 0, status.STATE_NOTMODIFIED)
     assert datum.modified_time == T
-    datum = schedule_once(schedule, 0, T, T - D, default.STATE_UNKNOWN)
+    datum = schedule_once(schedule, 0, T, T - D, status.STATE_UNKNOWN)
     assert datum.fetch_interval == 2592000 and datum.fetch_time == T + 2592000 * 1000
 
 
