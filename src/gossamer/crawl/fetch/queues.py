@@ -9,7 +9,7 @@ when more than one request per queue is allowed, or the robots Crawl-delay set
 with :meth:`FetchQueues.set_delay`).  Ready queues are found through a heap of
 next-ready times, so picking one never scans every queue and never busy-waits.
 
-Nothing here sleeps or does I/O except :func:`queue_id_for` in byIP mode.
+Nothing here sleeps or does I/O except :meth:`QueueIdResolver.queue_id` in byIP mode.
 Times are plain floats in seconds from one monotonic clock chosen by the caller.
 """
 
