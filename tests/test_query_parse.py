@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gossamer.search.query_ast import Clause, DateRange, Query
+from gossamer.core.query import Clause, DateRange, Query
 from gossamer.search.query_parse import DEFAULT_FIELDS, QuerySyntaxError, parse_query, tokenize
 
 

@@ -16,13 +16,19 @@ parsers are chosen by URL scheme and content type.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from typing import Protocol as TypingProtocol
 
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.http import HttpExchange
+from gossamer.core.query import Clause
 from gossamer.core.records import Content, Inlink, ParseData, ParseText, ProtocolStatus
+
+if TYPE_CHECKING:
+    import tantivy
+    from selectolax.lexbor import LexborHTMLParser
 
 
 class PluginNotConfigured(Exception):
@@ -114,8 +120,8 @@ class HtmlParseFilter(ABC):
     """Adds to or changes an HTML parse result; receives the parsed DOM (``tree``)."""
 
     @abstractmethod
-    def filter(self, content: Content, result: ParseResult, tree: Any) -> ParseResult:
-        """Return the (possibly changed) result."""
+    def filter(self, content: Content, result: ParseResult, tree: LexborHTMLParser) -> ParseResult:
+        """Return the (possibly changed) result; ``tree`` is the page's selectolax (lexbor) DOM, read-only."""
 
 
 class ScoringFilter:
@@ -214,12 +220,51 @@ class Signature(ABC):
         """Return the signature bytes (at most 256)."""
 
 
+class QueryContext(TypingProtocol):
+    """What a :class:`QueryFilter` builds engine queries with (implemented by the searcher).
+
+    ``schema``: the tantivy schema of the shard; ``field_names``: every field the index
+    has; ``boosts``: per-field boosts (``query.<field>.boost``).  ``leaf`` is the only
+    way to a scoring query (one term of one field, recorded so that scores can be
+    recomputed with whole-index statistics); ``filter`` wraps any other query so it
+    matches without scoring.
+    """
+
+    schema: tantivy.Schema
+    field_names: frozenset[str]
+    boosts: Mapping[str, float]
+
+    def tokens(self, clause_tokens: Iterable[str]) -> list[str]:
+        """The clause's tokens as indexed (analyzed like the text fields)."""
+        ...
+
+    def leaf(self, field_name: str, term: str, boost: float = 1.0) -> tantivy.Query:
+        """A scoring term query (recorded as a leaf of the hit's score)."""
+        ...
+
+    def phrase(self, field_name: str, terms: Sequence[str]) -> tantivy.Query:
+        """A phrase query over ``terms`` in order (a filter; scoring comes from leaves)."""
+        ...
+
+    def raw(self, field_name: str, value: str) -> tantivy.Query:
+        """An exact-term query on an untokenized field."""
+        ...
+
+    def any_of(self, queries: Sequence[tantivy.Query]) -> tantivy.Query:
+        """Matches when any of ``queries`` matches."""
+        ...
+
+    def filter(self, query: tantivy.Query) -> tantivy.Query:
+        """``query`` as a pure filter: it must match and adds nothing to the score."""
+        ...
+
+
 class QueryFilter(ABC):
     """Turns the query clauses of its fields into engine (tantivy) queries.
 
     ``fields`` lists the ``field:`` prefixes handled; ``""`` stands for the
     default field (bare terms and phrases).  ``translate`` receives one clause
-    (:class:`gossamer.search.query_ast.Clause`) and a
+    (:class:`gossamer.core.query.Clause`) and a
     :class:`gossamer.search.query_build.QueryContext` (schema, boosts and the
     helpers that build scoring leaves and filters) and returns a query, or
     ``None`` when the clause is not for this filter.  Occurrence (``+``/``-``) is
@@ -231,7 +276,7 @@ class QueryFilter(ABC):
     fields: Sequence[str] = ()
 
     @abstractmethod
-    def translate(self, clause: Any, ctx: Any) -> Any | None:
+    def translate(self, clause: Clause, ctx: QueryContext) -> tantivy.Query | None:
         """Return the engine query of ``clause``, or ``None``."""
 
 

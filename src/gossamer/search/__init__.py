@@ -10,10 +10,10 @@ search nodes (:func:`serve_node`, :mod:`.remote`).  The built-in QueryFilters
 :mod:`.query_filter_fields`) and register by entry point.
 """
 
+from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.search.backend import HitDetails, SearchPage
 from gossamer.search.broker import Broker, Hit, SearchResults, SearchUnavailable
 from gossamer.search.node_server import serve as serve_node
-from gossamer.search.query_ast import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.search.query_parse import DEFAULT_FIELDS, RAW_FIELDS, QuerySyntaxError, parse_query, tokenize
 from gossamer.search.searcher import CachedPage, anchors, cached_page, open_searcher
 from gossamer.search.shards import ShardSet

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import tantivy
 
+from gossamer.core.query import Clause, Query
 from gossamer.core.settings import Settings
 from gossamer.index import analyze
 from gossamer.plugins import PluginRepository, QueryFilter
-from gossamer.search.query_ast import Clause, Query
 from gossamer.search.query_parse import QuerySyntaxError
 
 Occur = tantivy.Occur

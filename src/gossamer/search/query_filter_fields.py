@@ -17,10 +17,10 @@ from typing import Any
 
 import tantivy
 
+from gossamer.core.query import Clause
 from gossamer.core.settings import Settings
 from gossamer.plugins.api import QueryFilter
 from gossamer.plugins.registry import PluginInfo
-from gossamer.search.query_ast import Clause
 from gossamer.search.query_build import QueryContext
 
 

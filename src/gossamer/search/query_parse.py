@@ -1,4 +1,4 @@
-"""Parse the search query language into a :class:`~gossamer.search.query_ast.Query`.
+"""Parse the search query language into a :class:`~gossamer.core.query.Query`.
 
 The language follows old Nutch's ``NutchAnalysis.jj`` (reference §9):
 
@@ -32,7 +32,7 @@ import sys
 import unicodedata
 from collections.abc import Collection
 
-from gossamer.search.query_ast import Clause, DateRange, Query
+from gossamer.core.query import Clause, DateRange, Query
 
 __all__ = ["DEFAULT_FIELDS", "RAW_FIELDS", "QuerySyntaxError", "parse_query", "tokenize"]
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import tantivy
 
+from gossamer.core.query import Query
 from gossamer.core.settings import Settings
 from gossamer.index import (
     BALLAST_ID,
@@ -46,7 +47,6 @@ from gossamer.index import (
 )
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
-from gossamer.search.query_ast import Query
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import Stats, exact_score, explain, idf_scale, leaves_of, ratio_bound
