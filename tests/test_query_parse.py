@@ -1,4 +1,4 @@
-"""Tests for the query language: gossamer.search.query_parse / query_ast."""
+"""Tests for the query language: gossamer.search.query_parse / gossamer.core.query."""
 
 from __future__ import annotations
 

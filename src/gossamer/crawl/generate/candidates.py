@@ -12,7 +12,7 @@ An engine job, so it runs on every engine (one map task per crawldb part)::
                               per-group limit, the first ``per_part`` accepted rows of the part
                               (topN × segments)
 
-Both cuts are exact: the dealing that follows (``generate_select``) visits candidates
+Both cuts are exact: the dealing that follows (:mod:`.selection`) visits candidates
 best first, and a group never gets more than ``max.count`` URLs per segment, so its
 later candidates could never be chosen; without a group limit nothing is ever skipped,
 so no part contributes more than ``topN × segments`` URLs.  The filters run in the
