@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.engine import TaskContext
+from gossamer.engine import TaskContext, TaskReporter
 
 SHUFFLE = pa.schema([pa.field("url", pa.string()), pa.field("value", pa.int64())])
 OUTPUT = pa.schema([pa.field("url", pa.string()), pa.field("total", pa.int64()),
@@ -61,3 +65,39 @@ def reduce_sum_then_fail(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa
     yield from reduce_sum(batch, ctx)
     if "http://h0.example/0" in batch.column("url").to_pylist():
         raise RuntimeError("reduce failed on purpose")
+
+
+def square_task(value: int, reporter: TaskReporter) -> tuple[int, int]:
+    """A task: reports ``value`` twice as progress, returns ``(value, value²)`` and its pid."""
+    reporter.report(value)
+    reporter.report(value * 10)
+    return value * value, os.getpid()
+
+
+def failing_task(value: int, reporter: TaskReporter) -> int:
+    """A task that raises for ``value`` 1."""
+    if value == 1:
+        raise ValueError(f"bad input {value}")
+    time.sleep(0.2)
+    return value
+
+
+def dies_once_task(value: int, marker_dir: str, reporter: TaskReporter) -> int:
+    """A task whose process is killed (SIGKILL) on its first attempt for ``value`` 1, then succeeds."""
+    marker = Path(marker_dir) / f"attempt-{value}"
+    if value == 1 and not marker.exists():
+        marker.write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def record_pid_and_sleep(value: int, pid_dir: str, reporter: TaskReporter) -> int:
+    """A task that records its pid, then sleeps long (to be stopped when another task fails)."""
+    (Path(pid_dir) / f"pid-{value}").write_text(str(os.getpid()))
+    if value == 1:
+        deadline = time.monotonic() + 30
+        while len(list(Path(pid_dir).glob("pid-*"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)  # every task is running
+        raise RuntimeError("stop the others")
+    time.sleep(60)
+    return value

@@ -171,15 +171,15 @@ def test_files_no_writer_reported_are_deleted_before_the_commit(cli, s3: S3Serve
 
     d = defines(s3, tmp_path / "scratch")
     uri, segment = remote_segment(cli, s3, site, tmp_path, d)
-    real = job._fetch_share
+    real = job.fetch_share
     stale = ["crawl_fetch/part-00001.parquet", "content/dead-attempt.warc.gz", "parse_text/part-00000.parquet.tmp"]
 
-    def after_a_failed_attempt(place, *args, **kwargs):  # noqa: ANN001, ANN202
+    def after_a_failed_attempt(task, *args, **kwargs):  # noqa: ANN001, ANN202
         for name in stale:
-            (place / name).write_bytes(b"from an attempt that failed")
-        return real(place, *args, **kwargs)
+            (task.segment / name).write_bytes(b"from an attempt that failed")
+        return real(task, *args, **kwargs)
 
-    monkeypatch.setattr(job, "_fetch_share", after_a_failed_attempt)
+    monkeypatch.setattr(job, "fetch_share", after_a_failed_attempt)
     ok(cli, "fetch", uri, "-processes", "1", "-parse", *d)
     for name in stale:
         assert not (segment / name).exists(), name

@@ -558,6 +558,10 @@ PROPERTIES: tuple[Property, ...] = (
              "Directory for spill files; empty = a temporary directory beside the output table", nutch=False),
     Property("engine.batch.rows", 65536, "int",
              "Rows per Arrow record batch handed to map/reduce functions", nutch=False),
+    Property("engine.task.retries", 1, "int",
+             "How often the local engine restarts a task whose process died (parse groups; fetch shares are "
+             "never restarted: that would request their pages again); on Spark: spark.task.maxFailures",
+             nutch=False),
     Property("spark.master", "local[*]", "str", "Spark master URL when engine=spark", nutch=False),
     Property("spark.log.level", "ERROR", "str",
              "Log level of the Spark driver when engine=spark (ERROR, WARN, INFO …)", nutch=False),

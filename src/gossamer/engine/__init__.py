@@ -2,36 +2,21 @@
 
 Public API: the job model (:class:`Job`, :class:`Input`, :class:`TaskContext`,
 :class:`JobResult`), input sources, and :func:`run_job`, which runs a job on the
-engine the ``engine`` setting names.
+engine the ``engine`` setting names; sets of independent tasks (fetch shares, parse
+groups) with :func:`run_tasks` and :func:`default_task_count` (contract in
+:mod:`.task_runner`); jobs that replace a stored table with :func:`run_table_job`
+(:mod:`.table_job`).  Only this package knows Spark.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from gossamer.core.settings import Settings, SettingsError
 from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext, arange
 from gossamer.engine.local import LocalEngine, ProgressFn
+from gossamer.engine.runner import run_job
 from gossamer.engine.sources import TableSource, TextSource
-from gossamer.store.location import Location
-
-
-def run_job(job: Job, output_dir: Path | Location, settings: Settings,
-            progress: ProgressFn | None = None) -> JobResult:
-    """Run ``job`` on the configured engine, writing its parts into ``output_dir`` (local or a Location)."""
-    engine = settings.get_str("engine")
-    if engine == "local":
-        return LocalEngine(settings, progress).run(job, output_dir)
-    if engine == "spark":
-        try:
-            import pyspark  # noqa: F401 - only to give a clear message when it is missing
-        except ImportError as exc:
-            raise SettingsError("engine=spark needs PySpark: install gossamer[spark] (and Java 17+)") from exc
-        from gossamer.engine.spark import SparkEngine
-
-        return SparkEngine(settings, progress).run(job, output_dir)
-    raise SettingsError(f"engine={engine!r}: the engines are 'local' (embedded) and 'spark'")
-
+from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job, table_lock
+from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, TaskReporter
+from gossamer.engine.task_runner import default_task_count, run_tasks
 
 __all__ = [
     "Input",
@@ -42,9 +27,19 @@ __all__ = [
     "ProgressFn",
     "ReduceFn",
     "Split",
+    "TableJobReport",
+    "TableJobRun",
     "TableSource",
+    "NullReporter",
     "TaskContext",
+    "TaskFailed",
+    "TaskProgressFn",
+    "TaskReporter",
     "TextSource",
     "arange",
+    "default_task_count",
     "run_job",
+    "run_table_job",
+    "run_tasks",
+    "table_lock",
 ]

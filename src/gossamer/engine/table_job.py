@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gossamer.core.settings import Settings
-from gossamer.engine import Job, JobResult, ProgressFn, run_job
+from gossamer.engine.api import Job, JobResult
+from gossamer.engine.local import ProgressFn
+from gossamer.engine.runner import run_job
 from gossamer.store import (
     TableDescription,
     TableLock,

@@ -9,6 +9,7 @@ from typing import Protocol
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.http import HttpExchange
 from gossamer.core.records import Content
+from gossamer.core.reports import Report
 
 
 @dataclass
@@ -60,8 +61,11 @@ class ListSink:
 
 
 @dataclass
-class FetchSummary:
-    """Counts of one fetch run; ``by_status`` is keyed by fetch status name (``fetch_success`` …)."""
+class FetchSummary(Report):
+    """Counts of one fetch loop; ``by_status`` is keyed by fetch status name (``fetch_success`` …)."""
+
+    SAMPLES = ()
+    MERGE_MAX = ("started", "elapsed")
 
     started: float = 0.0
     elapsed: float = 0.0
@@ -80,10 +84,6 @@ class FetchSummary:
         """Pages (results) per second of elapsed time."""
         return self.pages / self.elapsed if self.elapsed > 0 else 0.0
 
-    def to_dict(self) -> dict[str, object]:
-        """Plain JSON-ready form."""
-        return {"pages": self.pages, "bytes": self.bytes, "errors": self.errors,
-                "elapsed": round(self.elapsed, 3), "pages_per_second": round(self.pages_per_second, 2),
-                "by_status": dict(self.by_status), "by_protocol": dict(self.by_protocol),
-                "dropped": dict(self.dropped), "redirects_followed": self.redirects_followed,
-                "redirect_loops": self.redirect_loops, "stopped": self.stopped}
+    def json_extra(self) -> dict[str, object]:
+        """The rate, beside the counts."""
+        return {"pages_per_second": round(self.pages_per_second, 2)}

@@ -25,6 +25,7 @@ from typing import Any
 
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.metadata import WARC_RECORD_KEY
+from gossamer.core.reports import sample_limit
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.fetch.results import FetchResult
@@ -82,6 +83,7 @@ class SegmentSink:
         self.drops: Counter[str] = Counter()
         self.parse_status: Counter[str] = Counter()
         self.parse_errors: list[str] = []
+        self.error_limit = sample_limit(settings)
 
     def result(self, result: FetchResult) -> None:
         """Record one fetched URL (datum, linked redirect targets, content, inline parse)."""
@@ -95,7 +97,7 @@ class SegmentSink:
             page = self.parser.parse(result.url, result.datum, result.content)
             self.parse_outputs.add(page)
             self.parse_status[page.outcome] += 1
-            if page.failed and len(self.parse_errors) < 20:
+            if page.failed and len(self.parse_errors) < self.error_limit:
                 self.parse_errors.append(f"{result.url}: {page.failed}")
         if len(self.pending) >= FLUSH_ROWS:
             self.flush()

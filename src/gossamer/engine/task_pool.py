@@ -1,0 +1,127 @@
+"""The local engine's task runner: one spawned process per task, progress through a queue.
+
+See :mod:`gossamer.engine.task_runner` for the contract.  Every task process is a
+daemon started with the ``spawn`` method (no state inherited from the driver) and
+named ``gossamer-<set name>-<index>``.  The driver polls the result queue, relays
+progress values to the job's callback, restarts a task whose process died (when the
+set is retryable and ``engine.task.retries`` allows) and, on any failure or
+interruption, terminates every task process before it returns or raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue
+from collections.abc import Callable, Sequence
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar
+
+from gossamer.core.settings import Settings
+from gossamer.engine.task_api import CallbackReporter, TaskFailed, TaskProgressFn
+
+LOG = logging.getLogger(__name__)
+R = TypeVar("R")
+POLL_SECONDS = 0.25
+
+
+class QueueReporter:
+    """A task process's reporter: values go to the driver through a queue."""
+
+    def __init__(self, index: int, updates: Any) -> None:
+        self.index, self.updates = index, updates
+
+    def report(self, value: Any) -> None:
+        """Queue ``(index, value)`` for the driver."""
+        self.updates.put((self.index, value))
+
+
+def _task_main(function: Callable[..., Any], call: tuple, index: int, updates: Any, results: Any) -> None:
+    """Body of a task process: run the task, put ``(index, result, error)`` on the result queue."""
+    try:
+        results.put((index, function(*call, QueueReporter(index, updates)), ""))
+    except BaseException as exc:  # noqa: BLE001 - reported to the driver, which fails the set
+        results.put((index, None, f"{type(exc).__name__}: {exc}"))
+
+
+def run_local_tasks(settings: Settings, name: str, function: Callable[..., R], calls: Sequence[tuple],
+                    progress: TaskProgressFn | None, retryable: bool) -> list[R]:
+    """Run the set on this machine (see the module docstring); a single task runs in this process."""
+    if len(calls) == 1:
+        try:
+            return [function(*calls[0], CallbackReporter(0, progress))]
+        except Exception as exc:
+            raise TaskFailed(f"{name}: task 0 failed: {type(exc).__name__}: {exc}") from exc
+    return _Supervisor(settings, name, function, calls, progress, retryable).run()
+
+
+class _Supervisor:
+    """Starts, watches, restarts and stops the processes of one task set."""
+
+    def __init__(self, settings: Settings, name: str, function: Callable[..., Any], calls: Sequence[tuple],
+                 progress: TaskProgressFn | None, retryable: bool) -> None:
+        self.name, self.function, self.calls, self.progress = name, function, calls, progress
+        self.retries_left = settings.get_int("engine.task.retries") if retryable else 0
+        self.context = multiprocessing.get_context("spawn")
+        self.updates, self.results = self.context.Queue(), self.context.Queue()
+        self.processes: dict[int, BaseProcess] = {}
+        self.done: dict[int, Any] = {}
+
+    def _start(self, index: int) -> None:
+        process = self.context.Process(
+            target=_task_main, name=f"gossamer-{self.name.split()[0]}-{index}", daemon=True,
+            args=(self.function, self.calls[index], index, self.updates, self.results))
+        process.start()
+        self.processes[index] = process
+
+    def run(self) -> list[Any]:
+        try:
+            for index in range(len(self.calls)):
+                self._start(index)
+            while len(self.done) < len(self.calls):
+                self._collect()
+                self._relay()
+                self._check_dead()
+        finally:
+            self._stop()
+        return [self.done[index] for index in range(len(self.calls))]
+
+    def _collect(self) -> None:
+        try:
+            index, result, error = self.results.get(timeout=POLL_SECONDS)
+        except queue.Empty:
+            return
+        if error:
+            raise TaskFailed(f"{self.name}: task {index} failed: {error}")
+        self.done[index] = result
+
+    def _relay(self) -> None:
+        while True:
+            try:
+                index, value = self.updates.get_nowait()
+            except queue.Empty:
+                return
+            if self.progress is not None:
+                self.progress(index, value)
+
+    def _check_dead(self) -> None:
+        for index, process in list(self.processes.items()):
+            if index in self.done or process.is_alive() or not self.results.empty():
+                continue
+            process.join()
+            message = f"{self.name}: task {index} ({process.name}) died (exit code {process.exitcode})"
+            if self.retries_left <= 0:
+                raise TaskFailed(message)
+            self.retries_left -= 1
+            LOG.warning("%s; starting it again (%d retries left)", message, self.retries_left)
+            self._start(index)
+
+    def _stop(self) -> None:
+        for index, process in self.processes.items():
+            if process.is_alive() and index not in self.done:
+                process.terminate()
+        for process in self.processes.values():
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=5)

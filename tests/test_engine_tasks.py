@@ -1,0 +1,73 @@
+"""Sets of independent tasks on the local engine: real spawned processes, progress, failures, retries."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gossamer.core.settings import Settings
+from gossamer.engine import TaskFailed, default_task_count, run_tasks
+
+from .engine_jobs import dies_once_task, failing_task, record_pid_and_sleep, square_task
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is not alive
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_results_come_back_in_call_order_from_separate_processes() -> None:
+    seen: dict[int, list[int]] = {}
+    results = run_tasks(Settings(), "square", square_task, [(v,) for v in (3, 1, 2)],
+                        progress=lambda index, value: seen.setdefault(index, []).append(value))
+    assert [square for square, _ in results] == [9, 1, 4]
+    pids = {pid for _, pid in results}
+    assert len(pids) == 3 and os.getpid() not in pids
+    assert seen == {0: [3, 30], 1: [1, 10], 2: [2, 20]}
+
+
+def test_a_single_task_runs_in_this_process() -> None:
+    seen: list[tuple[int, int]] = []
+    [(square, pid)] = run_tasks(Settings(), "one", square_task, [(5,)], progress=lambda i, v: seen.append((i, v)))
+    assert square == 25 and pid == os.getpid() and seen == [(0, 5), (0, 50)]
+
+
+def test_a_task_that_raises_fails_the_set_with_its_message() -> None:
+    with pytest.raises(TaskFailed, match=r"fail: task 1 failed: ValueError: bad input 1"):
+        run_tasks(Settings(), "fail", failing_task, [(0,), (1,), (2,)])
+
+
+def test_a_task_whose_process_dies_is_started_again(tmp_path: Path) -> None:
+    results = run_tasks(Settings(), "retry", dies_once_task, [(v, str(tmp_path)) for v in range(3)])
+    assert results == [0, 1, 2]
+    assert (tmp_path / "attempt-1").exists()  # the first attempt did die
+
+
+def test_without_retries_a_dead_process_fails_the_set_cleanly(tmp_path: Path) -> None:
+    settings = Settings().with_values([("engine.task.retries", 0)], "test")
+    with pytest.raises(TaskFailed, match=r"task 1 \(gossamer-noretry-1\) died \(exit code -9\)"):
+        run_tasks(settings, "noretry", dies_once_task, [(v, str(tmp_path)) for v in range(3)])
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    with pytest.raises(TaskFailed, match="died"):  # a set may refuse retries whatever the setting (fetch)
+        run_tasks(Settings(), "fetch", dies_once_task, [(v, str(fresh)) for v in range(2)], retryable=False)
+
+
+def test_no_task_process_outlives_a_failed_set(tmp_path: Path) -> None:
+    with pytest.raises(TaskFailed, match="stop the others"):
+        run_tasks(Settings(), "stop", record_pid_and_sleep, [(v, str(tmp_path)) for v in range(3)])
+    pids = [int((tmp_path / f"pid-{v}").read_text()) for v in range(3)]
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_default_task_count_is_the_setting_or_the_cores() -> None:
+    assert default_task_count(Settings(), 3) == 3
+    assert default_task_count(Settings(), 0) == (os.cpu_count() or 1)
