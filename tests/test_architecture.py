@@ -150,3 +150,16 @@ def test_no_lazy_module_getattr() -> None:
         tree = ast.parse(path.read_text())
         names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert "__getattr__" not in names, f"{module} defines a module __getattr__"
+
+
+def test_only_the_engine_knows_spark() -> None:
+    """No module outside ``gossamer.engine`` imports pyspark or the Spark engine: jobs and tasks are written once."""
+    offenders = []
+    for module, path in MODULES.items():
+        if _top(module) == "engine":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{module}: {n}" for n in names if n.startswith(("pyspark", "gossamer.engine.spark"))]
+    assert not offenders, offenders

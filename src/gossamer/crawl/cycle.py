@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
 from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
@@ -86,7 +87,7 @@ class CrawlListener(Protocol):
 
 
 @dataclass
-class CrawlReport:
+class CrawlReport(Report):
     """What the whole crawl did."""
 
     rounds_done: int = 0

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
 from gossamer.engine.api import Job, JobResult
 from gossamer.engine.local import ProgressFn
@@ -36,7 +37,7 @@ from gossamer.store.location import Location, local_or_remote
 
 
 @dataclass
-class TableJobReport:
+class TableJobReport(Report):
     """What a job that replaced a table did: counters, sample error messages, rows in the new version."""
 
     counters: dict[str, int] = field(default_factory=dict)

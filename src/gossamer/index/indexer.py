@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.engine import ProgressFn, run_job
@@ -45,7 +46,7 @@ CLEAN_STATUSES = (CrawlStatus.DB_GONE, CrawlStatus.DB_DUPLICATE)
 
 
 @dataclass
-class IndexReport:
+class IndexReport(Report):
     """What an index or clean run did."""
 
     counters: dict[str, int] = field(default_factory=dict)

@@ -36,6 +36,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.crawl.dedup.duplicates import DEFAULT_COMPARE_ORDER, check_group, find_duplicates, parse_compare_order
@@ -51,7 +52,7 @@ _STATUS_INDEX = CRAWLDB_SCHEMA.get_field_index("status")
 
 
 @dataclass
-class DedupReport:
+class DedupReport(Report):
     """Outcome of one dedup run.
 
     ``candidates``: rows taking part (db_fetched / db_notmodified with a signature);

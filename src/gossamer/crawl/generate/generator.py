@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core.datum import META_GENERATE_TIME, now_millis
+from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
 from gossamer.crawl.generate.selection import SelectOptions, select
 from gossamer.engine import Input, Job, TableSource, TaskContext
@@ -52,7 +53,7 @@ class GenerateOptions:
 
 
 @dataclass
-class GenerateReport:
+class GenerateReport(Report):
     """Segments created and counters."""
 
     segments: list[Place] = field(default_factory=list)

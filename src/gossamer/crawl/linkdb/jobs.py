@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gossamer.core.records import Inlink
+from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
 from gossamer.crawl.linkdb.inversion import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
 from gossamer.engine import Input, Job, ProgressFn, TableSource
@@ -46,7 +47,7 @@ __all__ = ["LINKDB_SCHEMA", "InvertReport", "invert_links", "merge_linkdbs", "re
 
 
 @dataclass
-class InvertReport:
+class InvertReport(Report):
     """Counters and totals of one invertlinks (or mergelinkdb) run.
 
     ``done`` is false when there was nothing to do (no input with data, or every
