@@ -67,7 +67,7 @@ def robotschecker_command(
     if str(urls_file) != "-" and not urls_file.is_file():
         fail(f"URL file not found: {urls_file}")
     if robots.startswith(("http://", "https://")):
-        rules = asyncio.run(fetch_robots_txt(robots, policy))
+        rules = asyncio.run(fetch_robots_txt(robots, policy, settings=settings))  # through the Protocol plugins
     else:
         path = Path(robots)
         if not path.is_file():

@@ -76,11 +76,47 @@ class ProtocolOutput:
     """Milliseconds from sending the request to the end of the response (``fetcher.store.responsetime``)."""
 
 
+@dataclass(frozen=True)
+class RobotsRequest:
+    """How to fetch one robots.txt: who asks, how long to wait, how much to read, how many redirects.
+
+    ``timeout`` (seconds) bounds connecting and each read; the whole exchange, redirects
+    included, may take at most four times as long.  ``max_bytes``: read at most this many
+    bytes of the decoded body plus one (so the caller can tell that it was cut).
+    """
+
+    user_agent: str
+    timeout: float
+    max_bytes: int
+    redirect_max: int
+
+
+@dataclass(frozen=True)
+class RobotsResponse:
+    """What a robots.txt request ended with; the caller (``crawl/robots``) turns it into rules.
+
+    ``status`` is the protocol's status code of the last response (HTTP's), ``None`` when
+    no response arrived (``error`` says why).  ``redirects`` lists every hop followed, in
+    order.  ``left_protocol`` is set to the target when a redirect led to a URL this
+    protocol does not serve (``status`` is then the redirect's).  A response that is still
+    a redirect after ``redirect_max`` hops has that redirect's status and an empty body.
+    """
+
+    status: int | None
+    body: bytes = b""
+    content_type: str | None = None
+    redirects: tuple[str, ...] = ()
+    error: str = ""
+    left_protocol: str = ""
+
+
 class Protocol(ABC):
     """Fetches URLs of some schemes.  ``schemes`` lists them (``http``, ``https`` …).
 
-    ``fetch`` must never raise for network or server errors: it returns a
-    :class:`ProtocolOutput` whose status says what happened.
+    The fetcher picks the plugin by URL scheme (:mod:`gossamer.plugins.protocols`), for
+    pages and for robots.txt alike, so one plugin instance (one connection pool) serves
+    both.  ``fetch`` and ``fetch_robots`` must never raise for network or server errors:
+    the result says what happened.
     """
 
     schemes: Sequence[str] = ()
@@ -88,6 +124,13 @@ class Protocol(ABC):
     @abstractmethod
     async def fetch(self, url: str, datum: CrawlDatum) -> ProtocolOutput:
         """Fetch ``url``; ``datum`` carries conditional-request facts (modified time, signature)."""
+
+    async def fetch_robots(self, robots_url: str, request: RobotsRequest) -> RobotsResponse | None:
+        """Fetch ``robots_url`` following redirects as ``request`` says (see :class:`RobotsResponse`).
+
+        ``None`` (the default): this protocol has no robots.txt, everything is allowed.
+        """
+        return None
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gossamer.core.datum import CrawlDatum
 from gossamer.core.records import ProtocolStatus, ProtocolStatusCode
-from gossamer.plugins.api import Protocol, ProtocolOutput
+from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
 from gossamer.plugins.registry import PluginRepository
 
 
@@ -39,6 +39,11 @@ class ProtocolSelector(Protocol):
             return ProtocolOutput(ProtocolStatus(ProtocolStatusCode.PROTO_NOT_FOUND,
                                                  (f"no protocol plugin for scheme {scheme!r}",)))
         return await plugin.fetch(url, datum)
+
+    async def fetch_robots(self, robots_url: str, request: RobotsRequest) -> RobotsResponse | None:
+        """robots.txt through the plugin of its scheme; ``None`` (everything allowed) when none serves it."""
+        plugin = self.protocol_for(robots_url)
+        return None if plugin is None else await plugin.fetch_robots(robots_url, request)
 
     async def close(self) -> None:
         """Close every plugin."""

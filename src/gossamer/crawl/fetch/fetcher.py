@@ -380,7 +380,7 @@ async def fetch_all(
     own_protocol = protocol is None
     protocol = protocol or ProtocolSelector(PluginRepository(settings))
     own_robots = robots is None
-    robots = robots or FetchRobots(settings)
+    robots = robots or FetchRobots(settings, protocol=protocol)  # robots.txt over the same connections
     redirects = redirects or RedirectTargets.from_settings(settings)
     limit = time_limit if time_limit is not None else time_limit_seconds(settings)
     run = _Run(settings, sink, protocol, robots, redirects, clock,

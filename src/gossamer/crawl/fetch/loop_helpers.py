@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-import aiohttp
-
 from gossamer.core.records import ProtocolStatusCode
 from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
-from gossamer.crawl.robots import RobotRules, RobotsCache, RobotsPolicy, allow_all, fetch_robots
+from gossamer.crawl.robots import RobotRules, RobotsCache, RobotsPolicy, allow_all, fetch_robots, robots_protocol
+from gossamer.plugins import Protocol
 
 STATUS_MAP: dict[ProtocolStatusCode, CrawlStatus] = {
     ProtocolStatusCode.SUCCESS: CrawlStatus.FETCH_SUCCESS,
@@ -44,19 +43,24 @@ def representative_url(source: str, target: str, temp: bool) -> str:
 
 
 class FetchRobots:
-    """robots.txt rules for the fetcher: :func:`~gossamer.crawl.robots.fetching.fetch_robots` with a cache.
+    """robots.txt rules for the fetcher: :func:`~gossamer.crawl.robots.fetch_robots` with a cache.
 
-    :meth:`rules` returns ``(rules, fetched)``; ``fetched`` is True when a request
-    went to the host just now (then the queue must wait its delay before the page).
-    ``enabled=False`` allows everything without requests.
+    Requests go through ``protocol`` — in :func:`~gossamer.crawl.fetch.fetcher.fetch_all` the
+    same Protocol plugins (one connection pool) that fetch the pages; without one, the
+    plugins of ``settings``, closed by :meth:`close`.  :meth:`rules` returns ``(rules,
+    fetched)``; ``fetched`` is True when a request went to the host just now (then the
+    queue must wait its delay before the page).  ``enabled=False`` allows everything
+    without requests.
     """
 
-    def __init__(self, settings: Settings, cache: RobotsCache | None = None, enabled: bool = True) -> None:
+    def __init__(self, settings: Settings, cache: RobotsCache | None = None, enabled: bool = True,
+                 protocol: Protocol | None = None) -> None:
         self.settings = settings
         self.policy = RobotsPolicy.from_settings(settings)
         self.cache = cache if cache is not None else RobotsCache()
         self.enabled = enabled
-        self._session: aiohttp.ClientSession | None = None
+        self.protocol = protocol
+        self._own: Protocol | None = None
 
     async def rules(self, url: str) -> tuple[RobotRules, bool]:
         """Rules for the host of ``url`` and whether they were fetched now; never raises."""
@@ -65,19 +69,19 @@ class FetchRobots:
         cached = self.cache.get(url)
         if cached is not None:
             return cached, False
-        if self._session is None:
-            self._session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
+        if self.protocol is None:
+            self._own = self.protocol = robots_protocol(self.settings)
         try:
-            rules = await fetch_robots(url, self.settings, self._session, self.cache, self.policy)
+            rules = await fetch_robots(url, self.settings, self.protocol, self.cache, self.policy)
         except ValueError as exc:
             return allow_all(f"no robots.txt for {url}: {exc}"), False
         return rules, not self.policy.allowlisted(urlsplit(url).hostname or "")
 
     async def close(self) -> None:
-        """Close the robots.txt session."""
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        """Close the plugins this object opened itself (never the fetch's)."""
+        if self._own is not None:
+            await self._own.close()
+            self._own = self.protocol = None
 
 
 class RedirectTargets:

@@ -2,10 +2,10 @@
 
 * :mod:`.parser` — robots.txt text → rules for one crawler (crawler-commons / RFC 9309);
 * :mod:`.rules` — :class:`RobotRules`, HTTP-status meaning, crawl-delay (:class:`RobotsPolicy`);
-* :mod:`.fetching` — fetching and caching robots.txt.
+* :mod:`.fetching` — fetching robots.txt through the Protocol plugins, and caching it.
 """
 
-from gossamer.crawl.robots.fetching import RobotsCache, fetch_robots, fetch_robots_txt
+from gossamer.crawl.robots.fetching import RobotsCache, fetch_robots, fetch_robots_txt, robots_protocol
 from gossamer.crawl.robots.rules import (
     RobotRules,
     RobotsPolicy,
@@ -24,5 +24,6 @@ __all__ = [
     "fetch_robots",
     "fetch_robots_txt",
     "parse_robots",
+    "robots_protocol",
     "rules_for_response",
 ]

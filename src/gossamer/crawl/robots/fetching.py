@@ -1,26 +1,24 @@
-"""Fetching robots.txt over HTTP(S) with aiohttp, and caching it, as Nutch's HttpRobotRulesParser does.
+"""Fetching robots.txt through the Protocol plugins, and caching it, as Nutch's RobotRulesParser does.
 
-``GET scheme://host[:port]/robots.txt`` with the crawler's User-Agent, http.timeout
-for connecting and for each read, redirects followed by hand up to
-http.robots.redirect.max (every hop recorded), the body read up to the robots byte
-limit; the outcome becomes :class:`~gossamer.crawl.robots.rules.RobotRules` through
-:func:`~gossamer.crawl.robots.rules.rules_for_response`.  Nothing here raises on network
-trouble: errors become "everything allowed, not cached" rules, as in Nutch.
+``scheme://host[:port]/robots.txt`` is requested through the Protocol plugin of its
+scheme (:meth:`~gossamer.plugins.api.Protocol.fetch_robots`) — in a fetch, the very
+plugin instance and connection pool that fetch the pages — with the crawler's robots
+User-Agent, http.timeout, http.robots.redirect.max and the robots byte limit
+(:class:`~gossamer.plugins.api.RobotsRequest`).  The plugin only transfers; what the
+outcome means is decided here, by :func:`~gossamer.crawl.robots.rules.rules_for_response`
+(Nutch's status rules).  A protocol without robots.txt (``None``) allows everything.
+Nothing here raises on network trouble: errors become "everything allowed, not cached"
+rules, as in Nutch.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from urllib.parse import urljoin, urlsplit
-
-import aiohttp
+from urllib.parse import urlsplit
 
 from gossamer.core.settings import Settings
 from gossamer.crawl.robots.rules import DEFAULT_PORTS, RobotRules, RobotsPolicy, allow_all, rules_for_response
-
-TOTAL_TIMEOUT_FACTOR = 4
-"""A whole robots.txt exchange (all redirects, slow bodies) may take this many http.timeout."""
-REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+from gossamer.plugins import PluginRepository, Protocol, ProtocolSelector, RobotsRequest
 
 
 def robots_url_for(url: str) -> str:
@@ -81,54 +79,47 @@ class RobotsCache:
             self._entries.popitem(last=False)
 
 
-async def _read_capped(response: aiohttp.ClientResponse, max_bytes: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.content.iter_chunked(65536):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > max_bytes:
-            break
-    return b"".join(chunks)
+def robots_protocol(settings: Settings) -> ProtocolSelector:
+    """The Protocol plugins of ``settings`` for a robots.txt request made outside a fetch (robotschecker).
+
+    Without ``http.agent.name`` the plugins identify as the robots agent (``gossamer``), as
+    the robots.txt request itself does.  The caller closes it.
+    """
+    if not settings.get_str("http.agent.name").strip():
+        settings = settings.with_values([("http.agent.name", RobotsPolicy.from_settings(settings).user_agent)],
+                                        "robots.txt request")
+    return ProtocolSelector(PluginRepository(settings))
 
 
-async def fetch_robots_txt(robots_url: str, policy: RobotsPolicy,
-                           session: aiohttp.ClientSession | None = None) -> RobotRules:
-    """Fetch exactly ``robots_url`` (following redirects) and interpret the outcome."""
-    own = session is None
-    timeout = aiohttp.ClientTimeout(total=policy.timeout * TOTAL_TIMEOUT_FACTOR,
-                                    sock_connect=policy.timeout, sock_read=policy.timeout)
-    client = session or aiohttp.ClientSession()
-    hops: list[str] = []
-    url = robots_url
+async def fetch_robots_txt(robots_url: str, policy: RobotsPolicy, protocol: Protocol | None = None,
+                           settings: Settings | None = None) -> RobotRules:
+    """Fetch exactly ``robots_url`` (following redirects) through ``protocol`` and interpret the outcome.
+
+    Without ``protocol`` the plugins of ``settings`` (default settings if None) serve this one request.
+    """
+    own = protocol is None
+    client: Protocol = robots_protocol(settings or Settings()) if protocol is None else protocol
     try:
-        while True:
-            async with client.get(url, allow_redirects=False, timeout=timeout,
-                                  headers={"User-Agent": policy.user_agent, "Accept": "text/plain,*/*;q=0.8"}
-                                  ) as response:
-                status = response.status
-                location = response.headers.get("Location")
-                if status in REDIRECT_CODES and location and len(hops) < policy.redirect_max:
-                    url = urljoin(url, location)
-                    if urlsplit(url).scheme not in ("http", "https"):
-                        return allow_all(f"robots.txt redirect to unsupported URL {url}: everything allowed",
-                                         status=status, source=robots_url, redirects=tuple(hops + [url]))
-                    hops.append(url)
-                    continue
-                body = b"" if status in REDIRECT_CODES else await _read_capped(response, policy.max_bytes)
-                return rules_for_response(status, body, robots_url, policy,
-                                          response.headers.get("Content-Type"), redirects=tuple(hops))
-    except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
-        message = type(exc).__name__ + (f": {exc}" if str(exc) else "")
-        return rules_for_response(None, b"", robots_url, policy, error=message, redirects=tuple(hops))
+        response = await client.fetch_robots(robots_url, RobotsRequest(policy.user_agent, policy.timeout,
+                                                                       policy.max_bytes, policy.redirect_max))
     finally:
         if own:
             await client.close()
+    if response is None:
+        return allow_all(f"no robots.txt for {urlsplit(robots_url).scheme}: URLs: everything allowed",
+                         source=robots_url)
+    if response.left_protocol:
+        return allow_all(f"robots.txt redirect to unsupported URL {response.left_protocol}: everything allowed",
+                         status=response.status, source=robots_url, redirects=response.redirects)
+    if response.status is None:
+        return rules_for_response(None, b"", robots_url, policy, error=response.error, redirects=response.redirects)
+    return rules_for_response(response.status, response.body, robots_url, policy, response.content_type,
+                              redirects=response.redirects)
 
 
-async def fetch_robots(url: str, settings: Settings, session: aiohttp.ClientSession | None = None,
+async def fetch_robots(url: str, settings: Settings, protocol: Protocol | None = None,
                        cache: RobotsCache | None = None, policy: RobotsPolicy | None = None) -> RobotRules:
-    """Rules for the host of ``url``: from ``cache``, else fetched (and cached when cacheable).
+    """Rules for the host of ``url``: from ``cache``, else fetched through ``protocol`` (and cached when cacheable).
 
     A host matching http.robot.rules.allowlist is allowed everything without a fetch.
     Raises ValueError only for a URL without scheme or host; network trouble never raises.
@@ -143,7 +134,7 @@ async def fetch_robots(url: str, settings: Settings, session: aiohttp.ClientSess
         rules = allow_all("host in http.robot.rules.allowlist: robots.txt not fetched, everything allowed",
                           source=robots_url)
     else:
-        rules = await fetch_robots_txt(robots_url, policy, session)
+        rules = await fetch_robots_txt(robots_url, policy, protocol, settings)
     if cache is not None:
         cache.put(url, rules)
     return rules

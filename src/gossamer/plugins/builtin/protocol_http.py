@@ -33,7 +33,9 @@ from gossamer.core.http import (
 from gossamer.core.metadata import DECODING_ERROR, META_COOKIE, META_ETAG, TRUNCATED, TRUNCATED_REASON
 from gossamer.core.records import Content, ProtocolStatus, ProtocolStatusCode
 from gossamer.core.settings import Settings, SettingsError
-from gossamer.plugins.api import Protocol, ProtocolOutput
+from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
+from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
+from gossamer.plugins.builtin.http_robots import fetch_robots_http
 from gossamer.plugins.registry import PluginInfo
 
 CHUNK = 65536
@@ -54,46 +56,6 @@ def status_for_http(code: int, url: str, location: str | None) -> ProtocolStatus
     if code in named:
         return ProtocolStatus(named[code], (f"Http code={code}, url={url}",))
     return ProtocolStatus(ProtocolStatusCode.EXCEPTION, (f"Http code={code}, url={url}",))
-
-
-class _Decoder:
-    """Incremental Content-Encoding decoder whose output never exceeds ``cap`` bytes in total."""
-
-    def __init__(self, encoding: str, cap: int) -> None:
-        self.encoding = encoding
-        self.cap = cap
-        self.size = 0
-        self.full = False
-        self._zlib: zlib._Decompress | None = None
-        self._brotli: brotli.Decompressor | None = None
-        if encoding in ("gzip", "x-gzip"):
-            self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            self._zlib = None  # zlib-wrapped or raw: decided on the first bytes
-        elif encoding == "br":
-            self._brotli = brotli.Decompressor()
-        self._first = True
-
-    def feed(self, data: bytes) -> bytes:
-        """Decoded bytes of ``data`` (raises zlib.error / brotli.error on corrupt input)."""
-        if self.full or not data:
-            return b""
-        room = self.cap - self.size
-        if self.encoding == "deflate" and self._first:
-            self._first = False
-            wrapped = len(data) >= 2 and (data[0] & 0x0F) == 8 and ((data[0] << 8) | data[1]) % 31 == 0
-            self._zlib = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
-        if self._zlib is not None:
-            out = self._zlib.decompress(data, room + 1)
-        elif self._brotli is not None:
-            out = self._brotli.process(data, output_buffer_limit=room + 1)
-        else:
-            out = data
-        if len(out) > room:
-            out = out[:room]
-            self.full = True
-        self.size += len(out)
-        return out
 
 
 @dataclass
@@ -187,13 +149,17 @@ class HttpProtocol(Protocol):
             return HttpOutput(ProtocolStatus(ProtocolStatusCode.EXCEPTION, (message,)),
                               response_ms=int((time.monotonic() - started) * 1000))
 
+    async def fetch_robots(self, robots_url: str, request: RobotsRequest) -> RobotsResponse:
+        """robots.txt over this plugin's session (the fetch's connection pool); see :mod:`.http_robots`."""
+        return await fetch_robots_http(self._client(), robots_url, request, self.proxy)
+
     async def _read(self, url: str, response: aiohttp.ClientResponse, started: float,
                     date: datetime) -> HttpOutput:
         protocol = getattr(response, "_protocol", None)
         transport = getattr(protocol, "transport", None)
         peer = transport.get_extra_info("peername") if transport is not None else None
         encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
-        decoder = _Decoder(encoding if encoding in ("gzip", "x-gzip", "deflate", "br") else "identity",
+        decoder = ContentDecoder(encoding if encoding in ENCODINGS else "identity",
                            self.decoded_limit)
         raw, decoded = bytearray(), bytearray()
         truncated, error = "", ""
