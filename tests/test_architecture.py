@@ -163,3 +163,24 @@ def test_only_the_engine_knows_spark() -> None:
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             offenders += [f"{module}: {n}" for n in names if n.startswith(("pyspark", "gossamer.engine.spark"))]
     assert not offenders, offenders
+
+
+def _isinstance_names(node: ast.Call) -> set[str]:
+    """Names of the classes an ``isinstance`` call tests against (``Path``, ``Location`` …)."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
+        return set()
+    return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node.args[1])
+            if isinstance(n, ast.Name | ast.Attribute)}
+
+
+def test_places_are_not_told_apart_outside_the_store() -> None:
+    """One place type: outside ``gossamer.store`` nobody asks whether a place is a Path or a Location."""
+    offenders = []
+    for module, path in MODULES.items():
+        if _top(module) == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and _isinstance_names(node) & {"Path", "PosixPath", "Location",
+                                                                         "LocalPlace"}:
+                offenders.append(f"{MODULES[module].relative_to(SRC)}:{node.lineno}")
+    assert not offenders, "isinstance on a place outside gossamer.store: " + ", ".join(offenders)

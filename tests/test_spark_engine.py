@@ -26,6 +26,7 @@ from gossamer.engine.spark import stop_session  # noqa: E402
 from gossamer.store import TableDescription, finish_version, new_staging_dir  # noqa: E402
 from gossamer.store.install import live_version_dir  # noqa: E402
 from gossamer.store.location import Location  # noqa: E402
+from gossamer.store.place import Place
 
 from . import engine_jobs  # noqa: E402
 from .conftest import write_lines  # noqa: E402
@@ -256,7 +257,7 @@ def _timeless(value: object) -> object:
     return value
 
 
-def crawl_contents(crawl: Path | Location, settings: Settings | None = None) -> dict[str, object]:
+def crawl_contents(crawl: Place, settings: Settings | None = None) -> dict[str, object]:
     """Everything a crawl holds that does not depend on when it ran: crawldb, linkdb and index documents.
 
     ``crawl`` may be a Location (``s3://…``); its index is then read from a local copy.

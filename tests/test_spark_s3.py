@@ -24,6 +24,7 @@ from gossamer.crawl.inject.seed_merge import InjectOptions  # noqa: E402
 from gossamer.store import open_live  # noqa: E402
 from gossamer.store.install_remote import read_pointer  # noqa: E402
 from gossamer.store.location import Location  # noqa: E402
+from gossamer.store.place import Place
 
 from .conftest import ENV_KEEP, write_lines  # noqa: E402
 from .s3_server import CREDENTIALS, S3Server, s3_server  # noqa: E402
@@ -35,7 +36,7 @@ def s3() -> Iterator[S3Server]:
         yield server
 
 
-def rows(crawldb: Path | Location) -> list[tuple[str, int, float]]:
+def rows(crawldb: Place) -> list[tuple[str, int, float]]:
     with open_live(crawldb) as version:
         return [(r["url"], r["status"], r["score"]) for b in version.iter_batches() for r in b.to_pylist()]
 
@@ -100,7 +101,7 @@ def test_spark_generates_from_an_s3_crawldb(s3: S3Server, tmp_path: Path) -> Non
     assert versions == {name for name in (read_pointer(table) or {}).values() if name}  # no staging left
 
 
-def marks(crawldb: Path | Location) -> list[tuple[str, int, dict[str, str]]]:
+def marks(crawldb: Place) -> list[tuple[str, int, dict[str, str]]]:
     with open_live(crawldb) as version:
         return [(r["url"], r["status"], dict(r["metadata"] or []))
                 for b in version.iter_batches() for r in b.to_pylist()]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gossamer.core.settings import load_settings
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location, as_place
 
 from .s3_server import S3Server, s3_server
 
@@ -21,9 +21,9 @@ def s3() -> Iterator[S3Server]:
 
 
 def test_plain_paths_and_file_uris_are_local(tmp_path: Path) -> None:
-    assert local_or_remote(str(tmp_path / "db")) == tmp_path / "db"
-    assert local_or_remote(f"file://{tmp_path}/db") == tmp_path / "db"
-    assert local_or_remote(tmp_path.as_uri() + "/db") == tmp_path / "db"
+    assert as_place(str(tmp_path / "db")) == tmp_path / "db"
+    assert as_place(f"file://{tmp_path}/db") == tmp_path / "db"
+    assert as_place(tmp_path.as_uri() + "/db") == tmp_path / "db"
     assert Location.parse("crawl/crawldb").atomic_rename
     with pytest.raises(ValueError, match="names no host"):
         Location.parse("file://elsewhere/x")

@@ -20,9 +20,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from gossamer.core.settings import Settings, SettingsError, load_settings
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 
 if TYPE_CHECKING:
-    from gossamer.store.location import Location
+    pass
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -84,22 +86,21 @@ def settings_for(crawl_dir: Path | None) -> Settings:
         fail(str(exc))
 
 
-def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path]) -> tuple[Path | Location, Settings]:
+def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path]) -> tuple[Place, Settings]:
     """A path or URI from the command line and its settings (a local one's from ``crawl_dir(path)``)."""
-    from gossamer.store.location import is_uri, local_or_remote
+    from gossamer.store.location import is_uri
 
     try:
         if is_uri(text):
             settings = settings_for(None)
-            return local_or_remote(text, settings), settings
-        path = local_or_remote(text)
-        assert isinstance(path, Path)
-        return path, settings_for(crawl_dir(path))
+            return as_place(text, settings), settings
+        path = as_place(text)
+        return path, settings_for(crawl_dir(path.local_path()))
     except ValueError as exc:
         fail(str(exc))
 
 
-def table_argument(text: str) -> tuple[Path | Location, Settings]:
+def table_argument(text: str) -> tuple[Place, Settings]:
     """A table given on the command line (a path, ``file://…``, ``s3://…``, ``hdfs://…``) and its settings.
 
     A local table's crawl directory supplies its configuration (``gossamer.toml`` …);
@@ -111,7 +112,7 @@ def table_argument(text: str) -> tuple[Path | Location, Settings]:
     return _place_and_settings(text, lambda path: CrawlLayout.of_table(path).root)
 
 
-def crawl_dir_argument(text: str) -> tuple[Path | Location, Settings]:
+def crawl_dir_argument(text: str) -> tuple[Place, Settings]:
     """A crawl directory (a path or a URI) and its settings; exits 2 on a bad URI.
 
     A local crawl directory supplies its own configuration (``gossamer.toml`` …); one
@@ -120,7 +121,7 @@ def crawl_dir_argument(text: str) -> tuple[Path | Location, Settings]:
     return _place_and_settings(text, lambda path: path)
 
 
-def segment_argument(text: str) -> tuple[Path | Location, Settings]:
+def segment_argument(text: str) -> tuple[Place, Settings]:
     """A segment given on the command line (a path or URI) and its settings.
 
     A local segment's crawl directory (``<crawl>/segments/<name>``) supplies the
@@ -131,12 +132,10 @@ def segment_argument(text: str) -> tuple[Path | Location, Settings]:
     return _place_and_settings(text, lambda path: CrawlLayout.of_table(path.parent).root)
 
 
-def place_argument(text: str, settings: Settings) -> Path | Location:
+def place_argument(text: str, settings: Settings) -> Place:
     """A directory given on the command line, local or a URI reached with ``settings``; exits 2 on a bad URI."""
-    from gossamer.store.location import local_or_remote
-
     try:
-        return local_or_remote(text, settings)
+        return as_place(text, settings)
     except ValueError as exc:
         fail(str(exc))
 
@@ -146,20 +145,18 @@ def local_path_argument(text: str, what: str) -> Path:
 
     ``file://`` URIs are accepted as the local paths they name.
     """
-    from gossamer.store.location import is_uri, local_or_remote
+    from gossamer.store.location import is_uri
 
     if is_uri(text):
         fail(f"{text}: {what} must be a local path")
     try:
-        path = local_or_remote(text)
+        return as_place(text).local_path()
     except ValueError as exc:
         fail(str(exc))
-    assert isinstance(path, Path)
-    return path
 
 
 def segment_arguments(segments: list[str] | None, segments_dir: str | None,
-                      settings: Settings | None = None) -> list[Path | Location]:
+                      settings: Settings | None = None) -> list[Place]:
     """The segments named on the command line plus every segment in ``-dir`` (oldest first).
 
     Each may be a local path or a URI (``s3://…``, reached with ``settings``); a

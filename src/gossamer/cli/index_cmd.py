@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -16,7 +15,8 @@ from gossamer.cli.common import (
     user_errors,
 )
 from gossamer.store.layout import CrawlLayout
-from gossamer.store.location import Location
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
@@ -86,13 +86,14 @@ def clean_command(
     print_index_report("CleaningJob", report)
 
 
-def index_place(crawldb: Path | Location, given: str | None, settings: Settings) -> Path | Location:
+def index_place(crawldb: Place, given: str | None, settings: Settings) -> Place:
     """The index to write: ``--index`` when given, else ``index`` beside the crawldb (same filesystem)."""
     if given is not None:
         return place_argument(given, settings)
-    if isinstance(crawldb, Location):
+    crawldb = as_place(crawldb)
+    if not crawldb.is_local:
         return crawldb.parent / "index"
-    return CrawlLayout.of_table(crawldb).index
+    return CrawlLayout.of_table(crawldb.local_path()).index
 
 
 def print_index_report(title: str, report: IndexReport) -> None:

@@ -10,33 +10,33 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gossamer.cli.common import EXIT_NOTHING, EXIT_USAGE, fail, settings_for
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
     from gossamer.search import Broker, SearchResults
-    from gossamer.store.location import Location
 
 DIR_HELP = "crawl directory, or its URI (s3://bucket/crawl): its index is searched"
 INDEX_HELP = "the index to search, a directory or URI (default: <crawl>/index)"
 
 
-def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Path | Location, Settings]:
+def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Place, Settings]:
     """The local crawl directory, the index to search and the settings; exits 2 on a bad URI.
 
     The crawl directory is ``None`` when ``-d`` is a URI; the index is ``--index``, else
     ``<crawl>/index``; the settings are the local crawl directory's, else defaults, ``--conf`` and ``-D``.
     """
     from gossamer.store.layout import CrawlLayout
-    from gossamer.store.location import is_uri, local_or_remote
+    from gossamer.store.location import is_uri
 
     try:
-        local = None if is_uri(crawl_dir) else local_or_remote(crawl_dir)
-        assert local is None or isinstance(local, Path)
+        local = None if is_uri(crawl_dir) else as_place(crawl_dir).local_path()
         settings = settings_for(local)
         if index is not None:
-            return local, local_or_remote(index, settings), settings
+            return local, as_place(index, settings), settings
         if local is None:
-            return None, local_or_remote(crawl_dir, settings) / "index", settings
+            return None, as_place(crawl_dir, settings) / "index", settings
         return local, CrawlLayout(local).index, settings
     except ValueError as exc:
         fail(str(exc))

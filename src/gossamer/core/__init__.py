@@ -1,4 +1,15 @@
-"""Core records, status codes and settings: the bottom layer every other part uses."""
+"""Core records, status codes and settings: the bottom layer every other part uses.
+
+* records: :class:`CrawlDatum` (:mod:`.datum`), Content, Parse, Outlink … (:mod:`.records`), the
+  HTTP exchange and User-Agent (:mod:`.http`), the query AST (:mod:`.query`), job reports
+  (:mod:`.reports`);
+* codes and keys: status codes and schedule states (:mod:`.status`), shared metadata keys
+  (:mod:`.metadata`);
+* helpers: URLs, hosts, registered domains and public suffixes (:mod:`.urls`), process checks
+  (:mod:`.processes`);
+* settings: every property with its default (:mod:`.defaults`), typed declarations
+  (:mod:`.property`), the layers (:mod:`.settings`).
+"""
 
 from gossamer.core.datum import CrawlDatum, now_millis
 from gossamer.core.records import (

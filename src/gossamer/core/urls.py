@@ -29,10 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import ada_url
-import tldextract
 
 MAX_URL_LENGTH = 65_536
 _SPACE = re.compile(r"\s").search
@@ -54,7 +53,12 @@ def url_problem(url: str, schemes: Collection[str]) -> str | None:
     return None
 
 
-_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True,
+@lru_cache(maxsize=1)
+def _extractor() -> Any:
+    """The public-suffix extractor, built on first use (importing tldextract costs ~0.25 s)."""
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True,
                                  include_psl_private_domains=False)
 _IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}", re.ASCII)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*", re.ASCII)
@@ -122,7 +126,7 @@ def domain_and_suffix(host: str) -> tuple[str, str | None]:
     host = host.lower().rstrip(".")
     if not host or _IPV4.fullmatch(host) or host.startswith("["):
         return host, None
-    parts = _EXTRACT.extract_str(host)
+    parts = _extractor().extract_str(host)
     if not parts.suffix:
         return host.rsplit(".", 1)[-1], None
     if not parts.domain:  # the host is itself a public suffix

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from gossamer.core.reports import Report
@@ -32,7 +31,7 @@ from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
 from gossamer.store.layout import CrawlLayout
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 
 DEFAULT_TOP_N = 50_000
 """URLs per round when ``-topN`` is not given (``bin/crawl``'s ``--size-fetchlist``)."""
@@ -48,7 +47,7 @@ class CrawlOptions:
     top_n: int | None = DEFAULT_TOP_N
     threads: int | None = None
     processes: int | None = None
-    seeds: Path | Location | None = None
+    seeds: Place | None = None
     index: bool = False
 
 
@@ -91,7 +90,7 @@ class CrawlReport(Report):
     """What the whole crawl did."""
 
     rounds_done: int = 0
-    segments: list[Path | Location] = field(default_factory=list)
+    segments: list[Place] = field(default_factory=list)
     pages_fetched: int = 0
     seconds: float = 0.0
     stopped: str = ""
@@ -104,7 +103,7 @@ def inline_parse(settings: Settings) -> bool:
     return settings.get_bool("fetcher.parse")
 
 
-def crawl(crawl_dir: Path | Location, settings: Settings, options: CrawlOptions,
+def crawl(crawl_dir: Place, settings: Settings, options: CrawlOptions,
           listener: CrawlListener) -> CrawlReport:
     """Run the crawl loop in ``crawl_dir`` (see the module docstring)."""
     layout = CrawlLayout(crawl_dir)
@@ -142,7 +141,7 @@ def crawl(crawl_dir: Path | Location, settings: Settings, options: CrawlOptions,
     return report
 
 
-def index_crawl(layout: CrawlLayout, segments: list[Path | Location], settings: Settings,
+def index_crawl(layout: CrawlLayout, segments: list[Place], settings: Settings,
                 listener: CrawlListener) -> None:
     """The end of ``crawl --index``: invertlinks, dedup, index (with ``-deleteGone``).
 

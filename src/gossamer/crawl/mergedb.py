@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
-from pathlib import Path
 
 import pyarrow as pa
 
@@ -27,7 +26,8 @@ from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
 from gossamer.plugins import task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
 from gossamer.store.install import live_version_dir, open_live
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.table import TableError
 
 
@@ -86,12 +86,12 @@ def merge_reduce(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordB
     yield datums_to_batch(merged)
 
 
-def mergedb(out: Path | Location | str, crawldbs: Sequence[Path | Location | str], settings: Settings,
+def mergedb(out: Place | str, crawldbs: Sequence[Place | str], settings: Settings,
             normalize: bool = False, url_filter: bool = False, progress: ProgressFn | None = None) -> MergeReport:
     """Merge the live versions of ``crawldbs`` into the crawldb ``out`` (created or replaced)."""
     sources = []
     for crawldb in crawldbs:
-        place = local_or_remote(crawldb, settings)
+        place = as_place(crawldb, settings)
         live = live_version_dir(place)
         if live is None:
             open_live(place)  # raises the usual "no table" error

@@ -30,7 +30,9 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from gossamer.core.status import CrawlStatus
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.segment_files import Place, local_copy, table_present, warc_files
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
+from gossamer.store.segment_files import local_copy, table_present, warc_files
 from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
 
 DATUM_TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse")
@@ -139,8 +141,9 @@ def content_records(segment: Place, wanted: bool = True) -> Iterator[dict[str, l
     the end of the block, and count only once its fetch is committed
     (``crawl_fetch/_SUCCESS``).  ``wanted=False`` yields an empty index.
     """
+    segment = as_place(segment)
     files = [p for p in warc_files(segment / "content") if p.name.endswith(".warc.gz")] if wanted else []
-    if not isinstance(segment, Path) and not table_present(segment / "crawl_fetch"):
+    if not segment.is_local and not table_present(segment / "crawl_fetch"):
         files = []
     with ExitStack() as copies:
         yield content_index([copies.enter_context(local_copy(path)) for path in files])

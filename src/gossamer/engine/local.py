@@ -40,7 +40,8 @@ from gossamer.engine.api import (
 )
 from gossamer.engine.sort import write_run
 from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.table import part_name
 
 SPILL_OVERHEAD = 4
@@ -76,7 +77,7 @@ class LocalEngine:
         configured = settings.get_int("engine.local.workers")
         self.workers = configured if configured > 0 else (os.cpu_count() or 1)
 
-    def run(self, job: Job, output_dir: Path | Location) -> JobResult:
+    def run(self, job: Job, output_dir: Place) -> JobResult:
         """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory, or a Location)."""
         started = time.monotonic()
         result = JobResult(rows_per_part=[0] * job.parts)
@@ -138,11 +139,10 @@ class LocalEngine:
 SPILL_PREFIX = "tmp-spill-"
 
 
-def _local_parent(output_dir: Path | Location) -> Path:
+def _local_parent(output_dir: Place) -> Path:
     """Where spill files go by default: beside a local output, else the system's temporary directory."""
-    if isinstance(output_dir, Location):
-        return output_dir.parent.local_path if output_dir.is_local else Path(tempfile.gettempdir())
-    return output_dir.parent
+    output_dir = as_place(output_dir)
+    return output_dir.parent.local_path() if output_dir.is_local else Path(tempfile.gettempdir())
 
 
 def remove_stale_spill_dirs(root: Path) -> None:
@@ -229,5 +229,5 @@ def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[
                                                                                int, int]:
     ctx = TaskContext(settings, budget.error_limit)
     rows = reduce_part(task.job, ctx, budget, [Path(p) for p in task.runs], task.part,
-                       local_or_remote(task.output_dir) / part_name(task.part))
+                       as_place(task.output_dir) / part_name(task.part))
     return ctx.counters, ctx.errors, task.part, rows

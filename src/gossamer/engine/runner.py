@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gossamer.core.settings import Settings, SettingsError
 from gossamer.engine.api import Job, JobResult
 from gossamer.engine.local import LocalEngine, ProgressFn
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 
 
-def run_job(job: Job, output_dir: Path | Location, settings: Settings,
+def run_job(job: Job, output_dir: Place, settings: Settings,
             progress: ProgressFn | None = None) -> JobResult:
     """Run ``job`` on the configured engine, writing its parts into ``output_dir`` (local or a Location)."""
     engine = settings.get_str("engine")

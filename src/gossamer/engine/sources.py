@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import lzma
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from gossamer.store.location import Location, is_uri, local_or_remote
+from gossamer.store.location import as_place, is_uri
+from gossamer.store.place import Place
 from gossamer.store.table import TableDescription, TableVersion, part_name
 
 TEXT_SCHEMA = pa.schema(
@@ -39,10 +38,7 @@ COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 
 def open_raw_input(path: str) -> BinaryIO:
     """Open a local path or a URI (``s3://…``, see :class:`Location`) for buffered, seekable binary reading."""
-    place = local_or_remote(path)
-    if isinstance(place, Location):
-        return io.BufferedReader(place.open_input(), buffer_size=1 << 20)  # type: ignore[return-value]
-    return open(place, "rb")  # noqa: SIM115 - the caller closes it
+    return as_place(path).open_binary()
 
 
 def _shown(path: str) -> str:
@@ -52,10 +48,7 @@ def _shown(path: str) -> str:
 
 def input_size(path: str) -> int:
     """Size in bytes of a local file or of an object named by a URI."""
-    place = local_or_remote(path)
-    if isinstance(place, Location):
-        return place.info().size or 0
-    return os.path.getsize(place)
+    return as_place(path).size()
 
 
 def open_text_input(path: str) -> BinaryIO:
@@ -144,9 +137,10 @@ class TextSource:
         object.__setattr__(self, "paths", tuple(p if is_uri(p) else os.path.abspath(p) for p in self.paths))
 
     @classmethod
-    def from_path(cls, path: Path | Location) -> TextSource:
+    def from_path(cls, path: Place) -> TextSource:
         """Files of ``path`` (a file or a directory, not recursive; local or a Location), sorted by name."""
-        if isinstance(path, Location) and not path.is_local:
+        path = as_place(path)
+        if not path.is_local:
             if path.is_file():
                 return cls((str(path),))
             files = [str(path / info.base_name) for info in path.list()
@@ -154,7 +148,7 @@ class TextSource:
             if not files:
                 raise FileNotFoundError(f"no such file or directory (or no files in it): {path.display()}")
             return cls(tuple(files))
-        path = path.local_path if isinstance(path, Location) else path
+        path = path.local_path()
         if path.is_dir():
             files = sorted(str(p) for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
         elif path.is_file():
@@ -227,15 +221,12 @@ class TablePartSplit:
 
     def describe(self) -> str:
         """Table directory and part."""
-        place = local_or_remote(self.directory)
-        return f"{place.display() if isinstance(place, Location) else place} part {self.index}"
+        place = as_place(self.directory)
+        return f"{place.display()} part {self.index}"
 
     def size_bytes(self) -> int:
         """Compressed size of the part file (a Parquet part expands several times in memory)."""
-        place = local_or_remote(self.directory)
-        if isinstance(place, Location):
-            return ((place / part_name(self.index)).info().size or 0) * 4
-        return os.path.getsize(place / part_name(self.index)) * 4
+        return (as_place(self.directory) / part_name(self.index)).size() * 4
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Stream the part in key order."""
@@ -255,8 +246,7 @@ class TableSource:
 
     def __post_init__(self) -> None:
         # A relative local path would name another directory in a Spark executor's working directory.
-        if not isinstance(local_or_remote(self.directory), Location):
-            object.__setattr__(self, "directory", os.path.abspath(self.directory))
+        object.__setattr__(self, "directory", str(as_place(self.directory).absolute()))
 
     def splits(self) -> list[TablePartSplit]:
         """One split per part."""

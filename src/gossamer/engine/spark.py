@@ -45,7 +45,8 @@ from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import STREAM_RUN_SUFFIX
 from gossamer.engine.spark_progress import StageProgress
 from gossamer.engine.tasks import Budget, check_copartitioned, reduce_part, remove_attempts, sorted_by_part, tag
-from gossamer.store.location import local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.table import part_name
 
 _DATA, _REPORT = 0, 1
@@ -125,9 +126,9 @@ class SparkEngine:
             for i, item in enumerate(job.inputs) if not item.copartitioned
             for s, split in enumerate(item.source.splits())
         ]
-        place = local_or_remote(output_dir)
+        place = as_place(output_dir)
         # absolute: executors run in their own working directories
-        settings, out = self.settings, str(place.resolve() if isinstance(place, Path) else place)
+        settings, out = self.settings, str(place.absolute())
         mapped = (context.parallelize(tasks, numSlices=len(tasks)) if tasks else context.emptyRDD())
         shuffled = mapped.mapPartitions(
             lambda items: _map_task(job, settings, budget, items)
@@ -182,9 +183,9 @@ def run_tasks(settings: Settings, name: str, function: Callable[..., Any], calls
 
 
 def _absolute(value: Any) -> Any:
-    """``value`` with every relative :class:`~pathlib.Path` in it (also in lists, tuples, dicts) made absolute."""
-    if isinstance(value, Path):
-        return value.resolve()
+    """``value`` with every place or local path in it (also in lists, tuples, dicts) made absolute."""
+    if isinstance(value, Place | os.PathLike):
+        return as_place(value).absolute()
     if isinstance(value, (list, tuple)):
         return type(value)(_absolute(item) for item in value)
     if isinstance(value, dict):
@@ -249,7 +250,7 @@ def _reduce_task(job: Job, settings: Settings, budget: Budget, output_dir: str, 
                 runs[-1].write_bytes(value[1])
             else:
                 reports.append((value[1], value[2], value[3]))
-        rows = reduce_part(job, ctx, budget, runs, part, local_or_remote(output_dir) / part_name(part))
+        rows = reduce_part(job, ctx, budget, runs, part, as_place(output_dir) / part_name(part))
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     yield part, reports, ctx.counters, ctx.errors, rows

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from gossamer.core.reports import Report
 from gossamer.core.settings import Settings
@@ -33,7 +32,8 @@ from gossamer.store import (
     new_staging_dir,
     recover,
 )
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 
 
 @dataclass
@@ -51,12 +51,12 @@ class TableJobReport(Report):
 class TableJobRun:
     """What a job builder needs to know: the live version (if any) and the part count to write."""
 
-    table_dir: Path | Location
+    table_dir: Place
     existing: TableVersion | None
     parts: int
 
 
-def table_lock(table_dir: Path | Location, settings: Settings) -> TableLock:
+def table_lock(table_dir: Place, settings: Settings) -> TableLock:
     """The writer lock of ``table_dir`` as the settings configure it (not yet acquired).
 
     ``store.lock.wait.seconds`` is how long to wait for another writer;
@@ -67,7 +67,7 @@ def table_lock(table_dir: Path | Location, settings: Settings) -> TableLock:
 
 
 def run_table_job(
-    table_dir: Path | Location | str, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
+    table_dir: Place | str, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
     progress: ProgressFn | None = None, held_lock: TableLock | None = None,
 ) -> tuple[JobResult, list[str]]:
     """Build the job with ``build``, run it, and install its output as the table's new version.
@@ -77,7 +77,7 @@ def run_table_job(
     which locks the crawldb for its whole run).  Raises
     :class:`~gossamer.store.LockedError` when another writer holds the table.
     """
-    table_dir = local_or_remote(table_dir, settings)
+    table_dir = as_place(table_dir, settings)
     lock = held_lock or table_lock(table_dir, settings)
     if held_lock is None:
         lock.acquire()

@@ -24,8 +24,9 @@ import pyarrow.compute as pc
 from gossamer.core.settings import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys
-from gossamer.store.location import Location
+from gossamer.store.location import as_place
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME, PARTITIONER_NAME, parts_of_keys, parts_of_urls
+from gossamer.store.place import Place
 from gossamer.store.table import PartWriter
 
 RUN_BATCH_ROWS = 8192
@@ -115,7 +116,7 @@ def sorted_by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
 
 
 def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], part: int,
-                output: Path | Location) -> int:
+                output: Place) -> int:
     """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
 
     Memory stays at about one batch per merged run: beyond a fan-in that fits the
@@ -133,8 +134,9 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
     inputs: list[Iterator[pa.RecordBatch]] = [
         copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
     inputs.extend(read_run(path) for path in run_paths)
-    local = isinstance(output, Path)
-    attempt = output.with_name(f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}") if local else output
+    output = as_place(output)
+    local = output.is_local
+    attempt: Place = output.parent / f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}" if local else output
     writer = PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression)
     try:
         try:
@@ -145,17 +147,18 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
         finally:
             writer.close()
         if local:
-            os.replace(attempt, output)
+            os.replace(attempt.local_path(), output.local_path())
     except BaseException:
         if local:
-            attempt.unlink(missing_ok=True)
+            attempt.delete_file()
         raise
     return writer.rows
 
 
-def remove_attempts(output_dir: Path | Location) -> None:
+def remove_attempts(output_dir: Place) -> None:
     """Delete parts of task attempts that did not finish (left in a local ``output_dir`` by killed tasks)."""
-    if not isinstance(output_dir, Path):
+    output_dir = as_place(output_dir)
+    if not output_dir.is_local:
         return
-    for leftover in output_dir.glob(ATTEMPT_PREFIX + "*"):
+    for leftover in output_dir.local_path().glob(ATTEMPT_PREFIX + "*"):
         leftover.unlink(missing_ok=True)

@@ -35,7 +35,8 @@ from gossamer.core.processes import pid_alive
 from gossamer.core.settings import Settings
 from gossamer.index.store import IndexDescription, verify_index
 from gossamer.store.install import live_version_dir
-from gossamer.store.location import Location
+from gossamer.store.location import Location, as_place
+from gossamer.store.place import Place
 from gossamer.store.table import TableError
 from gossamer.store.transfer import Copied, copy_tree
 
@@ -77,10 +78,10 @@ class IndexCache:
 
     def live(self) -> tuple[Location, str] | None:
         """The index's live version and its cache key (``None`` when it has none); reads ``_index.json``."""
-        version = live_version_dir(self.index)
-        if version is None:
+        found = live_version_dir(self.index)
+        if found is None:
             return None
-        assert isinstance(version, Location)
+        version = as_place(found)
         return version, version_key(version.name, IndexDescription.read(version).created)
 
     def scratch(self) -> Path:
@@ -171,7 +172,7 @@ class IndexCache:
         shutil.rmtree(trash, ignore_errors=True)
 
 
-def local_live_version(place: Path | Location, cache: IndexCache | None) -> tuple[Path, str, Copied | None] | None:
+def local_live_version(place: Place, cache: IndexCache | None) -> tuple[Path, str, Copied | None] | None:
     """The live version of an index as a local directory, its key and what was downloaded.
 
     A local index's own version (key ``""``), else ``cache``'s copy of the remote one
@@ -179,8 +180,7 @@ def local_live_version(place: Path | Location, cache: IndexCache | None) -> tupl
     """
     if cache is None:
         live = live_version_dir(place)
-        assert live is None or isinstance(live, Path)
-        return (live, "", None) if live is not None else None
+        return (as_place(live).local_path(), "", None) if live is not None else None
     return cache.fetch_live()
 
 

@@ -37,10 +37,9 @@ from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
 from gossamer.index.schema import merge_fields
 from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
 from gossamer.store.install import discard, live_version_dir, new_staging_dir
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.table import TableError, TableVersion, part_name
-
-Place = Path | Location
 
 CLEAN_STATUSES = (CrawlStatus.DB_GONE, CrawlStatus.DB_DUPLICATE)
 
@@ -111,7 +110,7 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
           settings: Settings, options: IndexOptions | None = None, progress: ProgressFn | None = None) -> IndexReport:
     """Index ``segments`` into ``index_dir`` (see the module docstring)."""
     options = options or IndexOptions()
-    index_dir = local_or_remote(index_dir, settings)
+    index_dir = as_place(index_dir, settings)
     started = time.monotonic()
     report = IndexReport()
     db = _live(crawldb)
@@ -169,10 +168,10 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
 
 def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str]]:
     """The actions of one part of the job's output (none when the part is missing)."""
-    path = directory / part_name(part)
+    path = as_place(directory) / part_name(part)
     if not path.is_file():
         return
-    with pq.ParquetFile(path.open_input() if isinstance(path, Location) else path) as parts:
+    with pq.ParquetFile(path.open_input()) as parts:
         for batch in parts.iter_batches(batch_size=256):
             yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
                            batch.column("doc").to_pylist(), strict=True)
@@ -181,7 +180,7 @@ def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str]]
 def clean(index_dir: Place | str, crawldb: Place, settings: Settings) -> IndexReport:
     """Delete from the index every URL whose crawldb status is gone or duplicate."""
     started = time.monotonic()
-    index_dir = local_or_remote(index_dir, settings)
+    index_dir = as_place(index_dir, settings)
     report = IndexReport()
     db = _live(crawldb)
     if db is None:

@@ -36,8 +36,8 @@ from gossamer.index.documents import (
 )
 from gossamer.plugins import settings_key
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
+from gossamer.store.place import Place
 from gossamer.store.segment_files import table_present
 from gossamer.store.table import SUCCESS_MARKER, TableVersion
 
@@ -126,7 +126,7 @@ def _pylist(column: pa.Array) -> list[Any]:
 
 
 def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None,
-                 segments: list[Path] | list[Path | Location]) -> tuple[list[Input], list[str]]:
+                 segments: list[Path] | list[Place]) -> tuple[list[Input], list[str]]:
     """The job's inputs and notes about segments that had nothing to index.
 
     A segment is a local path or a :class:`~gossamer.store.location.Location` (``s3://…``): its

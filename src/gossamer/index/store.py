@@ -32,7 +32,7 @@ import tantivy
 from gossamer.index.schema import fields_from_json, fields_to_json
 from gossamer.plugins.api import IndexField
 from gossamer.store.install import live_version_dir
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 from gossamer.store.table import SUCCESS_MARKER, TableError, fsync_path
 
 INDEX_FILE = "_index.json"
@@ -72,7 +72,7 @@ class IndexDescription:
                           indent=1)
 
     @classmethod
-    def read(cls, directory: Path | Location) -> IndexDescription:
+    def read(cls, directory: Place) -> IndexDescription:
         """Read ``directory/_index.json`` (local or on any filesystem); :class:`TableError` when incomplete."""
         if not (directory / SUCCESS_MARKER).is_file():
             raise TableError(f"{directory} is not a complete index version (no {SUCCESS_MARKER})")
@@ -93,7 +93,7 @@ class IndexDescription:
             raise TableError(f"{where}: unreadable ({exc})") from exc
 
 
-def verify_index(directory: Path | Location) -> None:
+def verify_index(directory: Place) -> None:
     """Raise :class:`TableError` unless ``directory`` is a complete index version."""
     description = IndexDescription.read(directory)
     missing = [i for i in range(description.shards) if not (directory / shard_name(i) / "meta.json").is_file()]
@@ -101,7 +101,7 @@ def verify_index(directory: Path | Location) -> None:
         raise TableError(f"{directory}: shards {missing[:5]} are missing")
 
 
-def live_index(index_dir: Path | Location) -> Path | Location | None:
+def live_index(index_dir: Place) -> Place | None:
     """The live version directory of an index, or ``None``.
 
     ``current``, else ``old``; on an object store the version ``CURRENT`` names.

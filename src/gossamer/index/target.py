@@ -35,8 +35,9 @@ from gossamer.core.settings import Settings
 from gossamer.index.cache import IndexCache, is_lock_file, local_live_version, version_key
 from gossamer.index.store import INDEX_FILE, IndexDescription, verify_index
 from gossamer.store.install import discard, install, new_staging_dir, recover
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
 from gossamer.store.lock import TableLock
+from gossamer.store.place import Place
 from gossamer.store.table import SUCCESS_MARKER
 from gossamer.store.transfer import Copied, copy_tree
 
@@ -48,11 +49,11 @@ class IndexTarget:
     downloads and uploads are appended to ``notes``.
     """
 
-    def __init__(self, location: str | Path | Location, settings: Settings, notes: list[str] | None = None) -> None:
-        self.place = local_or_remote(location, settings)
+    def __init__(self, location: str | Place, settings: Settings, notes: list[str] | None = None) -> None:
+        self.place = as_place(location, settings)
         self.settings = settings
         self.notes: list[str] = notes if notes is not None else []
-        self.cache = IndexCache(self.place, settings) if isinstance(self.place, Location) else None
+        self.cache = None if self.place.is_local else IndexCache(self.place, settings)
         self.uploaded: Copied | None = None
         """What the last :meth:`install` uploaded (``None`` for a local index)."""
         self._lock = TableLock(self.place, settings.get_float("store.lock.wait.seconds"),
@@ -60,12 +61,12 @@ class IndexTarget:
 
     def display(self) -> str:
         """The index for messages (a path, or the URI without options)."""
-        return self.place.display() if isinstance(self.place, Location) else str(self.place)
+        return self.place.display()
 
     def acquire(self) -> None:
         """Take the writer lock and repair what a crashed writer left."""
-        if isinstance(self.place, Location):
-            self.place.mkdir()  # HDFS: the lock object's directory (a no-op on object stores)
+        if not self.place.is_local:
+            self.place.make_dirs()  # HDFS: the lock object's directory (a no-op on object stores)
         self._lock.acquire()
         if self._lock.stale is not None:
             self.notes.append(f"took over the lock of a writer that died ({self._lock.stale.describe()})")
@@ -90,9 +91,7 @@ class IndexTarget:
         """A fresh local directory to build the next version in (same filesystem as :meth:`live`)."""
         if self.cache is not None:
             return self.cache.scratch()
-        scratch = new_staging_dir(self.place)
-        assert isinstance(scratch, Path)
-        return scratch
+        return as_place(new_staging_dir(self.place)).local_path()
 
     def install(self, scratch: Path) -> None:
         """Make the complete version in ``scratch`` the live one (see the module docstring)."""

@@ -1,7 +1,13 @@
 """Extension points, plugin discovery and chains.
 
-Interfaces live in :mod:`gossamer.plugins.api`; discovery and activation in
-:mod:`gossamer.plugins.registry`; built-ins in :mod:`gossamer.plugins.builtin`.
+Interfaces live in :mod:`gossamer.plugins.api` (one file, every contract); discovery and
+activation in :mod:`gossamer.plugins.registry`; the URL chains in :mod:`gossamer.plugins.urlchain`;
+the choice of a Protocol plugin by URL scheme (pages and robots.txt) in
+:mod:`gossamer.plugins.protocols`; built-ins in :mod:`gossamer.plugins.builtin` (found through the
+``gossamer.plugins`` entry-point group like any third-party plugin; nothing outside this package
+imports them), their helpers in :mod:`gossamer.plugins.support`.  Built-ins whose code belongs to
+an algorithm live with it: ``indexer-tantivy`` in :mod:`gossamer.index`, the QueryFilters in
+:mod:`gossamer.search`.
 """
 
 from gossamer.plugins.api import (

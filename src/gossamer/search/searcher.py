@@ -21,13 +21,13 @@ from gossamer.core.settings import Settings
 from gossamer.search.broker import Broker
 from gossamer.search.shards import ShardSet
 from gossamer.store.layout import CrawlLayout
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 
 CACHED_LIMIT = 8 << 20
 
 
 def open_searcher(crawl_dir: Path | None, settings: Settings, nodes: Sequence[str] | None = None,
-                  index: Path | Location | str | None = None) -> Broker:
+                  index: Place | str | None = None) -> Broker:
     """A broker over the crawl's index (or ``index``, a path or URI), or over the given search nodes.
 
     ``crawl_dir`` may be ``None`` when ``index`` is given.

@@ -50,7 +50,8 @@ from gossamer.search.details import hit_details
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import Stats, exact_score, explain, idf_scale, leaves_of, ratio_bound
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.table import TableError
 
 LOG = logging.getLogger(__name__)
@@ -85,13 +86,13 @@ def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list
 class ShardSet:
     """Some (default: all) shards of a crawl's index, opened for searching."""
 
-    def __init__(self, index_dir: Path | Location | str, settings: Settings, shards: Sequence[int] | None = None,
+    def __init__(self, index_dir: Place | str, settings: Settings, shards: Sequence[int] | None = None,
                  crawl_dir: Path | None = None) -> None:
-        self.index_dir = local_or_remote(index_dir, settings)
+        self.index_dir = as_place(index_dir, settings)
         self.crawl_dir = crawl_dir if crawl_dir is not None else self.index_dir.parent
         self.settings = settings
         self.wanted = tuple(shards) if shards is not None else None
-        self.cache = IndexCache(self.index_dir, settings) if isinstance(self.index_dir, Location) else None
+        self.cache = None if self.index_dir.is_local else IndexCache(self.index_dir, settings)
         self._check_seconds = settings.get_float("index.remote.check.seconds") if self.cache else RELOAD_CHECK_SECONDS
         self._lock = threading.Lock()
         self._checked = 0.0
@@ -110,8 +111,7 @@ class ShardSet:
     def _open(self) -> None:
         live = self._live()
         if live is None:
-            where = self.index_dir.display() if isinstance(self.index_dir, Location) else self.index_dir
-            raise TableError(f"no index at {where} (run `gossamer index` or `crawl --index`)")
+            raise TableError(f"no index at {self.index_dir.display()} (run `gossamer index` or `crawl --index`)")
         description = IndexDescription.read(live)
         numbers = self.wanted if self.wanted is not None else tuple(range(description.shards))
         bad = [n for n in numbers if not 0 <= n < description.shards]

@@ -30,10 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gossamer.store import install_remote as remote
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location, as_place
+from gossamer.store.place import Place
 from gossamer.store.table import TableError, TableVersion, fsync_path
 
-Place = Path | Location | str
 """A table (or version) directory: a local path, a Location, or either's string."""
 
 CURRENT = "current"
@@ -41,14 +41,14 @@ OLD = "old"
 STAGING_PREFIX = "tmp-"
 
 
-def live_version_dir(table_dir: Place) -> Path | Location | None:
+def live_version_dir(table_dir: Place) -> Place | None:
     """The directory readers should use: ``current``, else ``old``; ``None`` if neither exists.
 
     On an object store: the version ``CURRENT`` names (``None`` without a pointer).  A local
     directory is returned as an absolute path (it may travel to a process with another
     working directory: a Spark executor).
     """
-    table_dir = local_or_remote(table_dir)
+    table_dir = as_place(table_dir)
     if isinstance(table_dir, Location):
         return remote.live_version(table_dir)
     table_dir = Path(os.path.abspath(table_dir))
@@ -63,15 +63,15 @@ def open_live(table_dir: Place) -> TableVersion:
     """Open the live version of a table; :class:`TableError` when there is none."""
     directory = live_version_dir(table_dir)
     if directory is None:
-        if isinstance(place := local_or_remote(table_dir), Location) and not place.atomic_rename:
+        if isinstance(place := as_place(table_dir), Location) and not place.atomic_rename:
             raise TableError(f"no table at {place.display()} (no {remote.POINTER} pointer)")
         raise TableError(f"no table at {table_dir} (no {CURRENT}/ directory)")
     return TableVersion(directory)
 
 
-def new_staging_dir(table_dir: Place) -> Path | Location:
+def new_staging_dir(table_dir: Place) -> Place:
     """Create and return a fresh staging directory inside ``table_dir`` (an absolute path when local)."""
-    table_dir = local_or_remote(table_dir)
+    table_dir = as_place(table_dir)
     if isinstance(table_dir, Location):
         return remote.new_staging(table_dir)
     table_dir = Path(os.path.abspath(table_dir))
@@ -86,7 +86,7 @@ def recover(table_dir: Place) -> list[str]:
 
     Returns a description of each action taken (empty when nothing was wrong).
     """
-    table_dir = local_or_remote(table_dir)
+    table_dir = as_place(table_dir)
     if isinstance(table_dir, Location):
         return remote.recover(table_dir)
     actions: list[str] = []
@@ -104,12 +104,12 @@ def recover(table_dir: Place) -> list[str]:
     return actions
 
 
-def _verify_table(staging: Path | Location) -> None:
+def _verify_table(staging: Place) -> None:
     TableVersion(staging).close()  # raises TableError when incomplete
 
 
 def install(table_dir: Place, staging: Place, keep_backup: bool = True,
-            verify: Callable[[Path], None] | Callable[[Location], None] = _verify_table) -> Path | Location:
+            verify: Callable[[Path], None] | Callable[[Location], None] = _verify_table) -> Place:
     """Make the complete version in ``staging`` the table's ``current``; call under the lock.
 
     The previous ``current`` becomes ``old`` (removed afterwards unless
@@ -118,7 +118,7 @@ def install(table_dir: Place, staging: Place, keep_backup: bool = True,
     full-text index passes its own check).  On an object store the version stays
     where it was written and ``CURRENT`` is pointed at it.
     """
-    table_dir, staging = local_or_remote(table_dir), local_or_remote(staging)
+    table_dir, staging = as_place(table_dir), as_place(staging)
     if isinstance(table_dir, Location) or isinstance(staging, Location):
         if not (isinstance(table_dir, Location) and isinstance(staging, Location)):
             raise ValueError(f"{staging} and {table_dir} must be on the same filesystem")
@@ -140,7 +140,7 @@ def install(table_dir: Place, staging: Place, keep_backup: bool = True,
 
 def discard(staging: Place) -> None:
     """Remove a staging directory after a failed job."""
-    staging = local_or_remote(staging)
+    staging = as_place(staging)
     if isinstance(staging, Location):
         remote.discard(staging)
         return

@@ -10,7 +10,7 @@ Accepted spellings:
 
 * a plain path (``crawl/crawldb``) or ``file:///abs/path`` — the local filesystem;
   the store keeps its own fast code for it (file descriptors, ``os.rename``,
-  ``fsync``, ``flock``): see :func:`local_or_remote`.
+  ``fsync``, ``flock``): see :mod:`gossamer.store.place`.
 * ``s3://bucket/key…`` (also ``s3a://``) — pyarrow's ``S3FileSystem``.  Endpoint,
   region and scheme come from the URI's query (``endpoint_override``, ``region``,
   ``scheme``), else the settings ``fs.s3.endpoint`` / ``fs.s3.region`` /
@@ -26,13 +26,17 @@ Accepted spellings:
 from __future__ import annotations
 
 import functools
+import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import pyarrow.fs as pafs
+
+from gossamer.store.place import Place
+from gossamer.store.place_local import LocalPlace
 
 if TYPE_CHECKING:
     from gossamer.core.settings import Settings
@@ -46,8 +50,10 @@ S3_OPTIONS = ("endpoint_override", "region", "scheme")
 
 
 @dataclass(frozen=True)
-class Location:
-    """A directory or file on some filesystem; immutable and picklable.
+class Location(Place):
+    """A directory or file on a pyarrow filesystem: the remote :class:`~gossamer.store.place.Place`.
+
+    Immutable and picklable.
 
     ``scheme`` is ``""`` for the local filesystem, whose ``path`` is an OS path.
     For the others ``path`` is the filesystem's own path (``bucket/key`` on S3,
@@ -106,7 +112,6 @@ class Location:
         """True for the local filesystem (plain paths and ``file://``)."""
         return self.scheme == ""
 
-    @property
     def local_path(self) -> Path:
         """The OS path of a local Location (ValueError for others)."""
         if not self.is_local:
@@ -158,6 +163,10 @@ class Location:
         """The URI without filesystem options, for messages."""
         return str(self).split("?", 1)[0]
 
+    def absolute(self) -> Location:
+        """Itself: a filesystem URI does not depend on the working directory."""
+        return self
+
     # -- operations -------------------------------------------------------------------------
     def info(self) -> pafs.FileInfo:
         """The file info from pyarrow (type NotFound when absent)."""
@@ -185,6 +194,22 @@ class Location:
         if self.scheme not in ("s3", "gs"):
             self.fs.create_dir(self.path, recursive=True)
 
+    def make_dirs(self) -> None:
+        """Create the directory and its parents (no-op on object stores)."""
+        self.mkdir()
+
+    def child_names(self) -> list[str]:
+        """Names of the direct children, sorted; empty when absent."""
+        return [info.base_name for info in self.list()]
+
+    def size(self) -> int:
+        """The object's size from the filesystem (0 when unknown)."""
+        return self.info().size or 0
+
+    def open_binary(self) -> BinaryIO:
+        """A buffered reader over the filesystem's random-access file."""
+        return io.BufferedReader(self.open_input(), buffer_size=1 << 20)  # type: ignore[return-value]
+
     def open_input(self) -> Any:
         """A random-access reader (what Parquet needs)."""
         return self.fs.open_input_file(self.path)
@@ -211,6 +236,17 @@ class Location:
         if self.exists():
             self.fs.delete_dir(self.path)
 
+    def delete_tree(self) -> bool:
+        """Delete the directory (or object) and everything under it; whether something was there."""
+        info = self.info()
+        if info.type == pafs.FileType.NotFound:
+            return False
+        if info.type == pafs.FileType.Directory:
+            self.fs.delete_dir(self.path)
+        else:
+            self.fs.delete_file(self.path)
+        return True
+
     def delete_file(self) -> None:
         """Delete one file (no error when absent)."""
         try:
@@ -225,12 +261,18 @@ class Location:
         self.fs.move(self.path, target.path)
 
 
-def local_or_remote(value: str | os.PathLike[str] | Location, settings: Settings | None = None) -> Path | Location:
-    """A :class:`~pathlib.Path` for the local filesystem (the store's fast path), else a remote Location."""
-    if isinstance(value, Path):
+def as_place(value: str | os.PathLike[str] | Place, settings: Settings | None = None) -> Place:
+    """The place ``value`` names: a place as it is, a path or ``file://`` URI (local), or a filesystem URI.
+
+    ``settings`` supply filesystem options a URI leaves out (``fs.s3.endpoint`` …).
+    Raises ValueError for an unsupported or malformed URI.
+    """
+    if isinstance(value, Place):
         return value
+    if isinstance(value, Path):
+        return LocalPlace(value)
     location = Location.parse(value, settings)
-    return location.local_path if location.is_local else location
+    return LocalPlace(location.path) if location.is_local else location
 
 
 def is_uri(text: str) -> bool:

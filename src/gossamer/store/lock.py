@@ -22,8 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location, as_place
 from gossamer.store.lock_holder import LockedError, LockHolder
+from gossamer.store.place import Place
 
 LOCK_FILE = ".locked"
 
@@ -47,10 +48,10 @@ class TableLock:
     gone (a crashed writer): callers report it and clean up after it.
     """
 
-    def __init__(self, table_dir: Path | Location | str, wait_seconds: float = 0.0, command: str | None = None,
+    def __init__(self, table_dir: Place | str, wait_seconds: float = 0.0, command: str | None = None,
                  conditional: bool = True) -> None:
-        place = local_or_remote(table_dir)
-        self.path: Path | Location = place / LOCK_FILE
+        place = as_place(table_dir)
+        self.path: Place = place / LOCK_FILE
         self.wait_seconds = wait_seconds
         self.command = command or " ".join(os.path.basename(a) if i == 0 else a
                                            for i, a in enumerate(sys.argv[:3]))

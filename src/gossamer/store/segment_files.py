@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import pyarrow.fs as pafs
 
 from gossamer.store.location import Location
+from gossamer.store.place import Place
 from gossamer.store.table import SUCCESS_MARKER
 from gossamer.store.transfer import copy_file, copy_tree, tree_files
 
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 GENERATE, FETCH = "crawl_generate", "crawl_fetch"
 WARC_SUFFIXES = (".warc.gz", ".warc")
-Place = Path | Location
 """A segment, a sub-table or a file: a local path or a Location on another filesystem."""
 
 

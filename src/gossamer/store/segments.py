@@ -26,9 +26,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location, as_place
 from gossamer.store.partitioning import host_of
-from gossamer.store.segment_files import Place, remove_tree
+from gossamer.store.place import Place
+from gossamer.store.segment_files import remove_tree
 from gossamer.store.table import SUCCESS_MARKER, PartWriter, TableDescription, finish_version, part_name
 
 SEGMENT_NAME_FORMAT = "%Y%m%d%H%M%S"
@@ -55,7 +56,7 @@ def list_segments(segments_dir: Place | str) -> list[Place]:
     Local: the numbered directories (renamed into place whole).  Elsewhere: the
     numbered prefixes holding ``crawl_generate/_SUCCESS``.
     """
-    place = local_or_remote(segments_dir)
+    place = as_place(segments_dir)
     if isinstance(place, Location):
         return [place / info.base_name for info in place.list() if info.base_name.isdigit()
                 and (place / info.base_name / "crawl_generate" / SUCCESS_MARKER).is_file()]

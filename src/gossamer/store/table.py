@@ -28,8 +28,9 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import Location, as_place
 from gossamer.store.partitioning import PARTITIONER_NAME, part_of_url
+from gossamer.store.place import Place
 
 SUCCESS_MARKER = "_SUCCESS"
 _PROC_FD = Path("/proc/self/fd")
@@ -68,33 +69,33 @@ class TableDescription:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 
-def parts_dataset(directory: Path | Location | str, files: Sequence[str]) -> ds.Dataset:
+def parts_dataset(directory: Place | str, files: Sequence[str]) -> ds.Dataset:
     """The Parquet ``files`` of ``directory`` (a table version, or a job's output) as one pyarrow dataset.
 
     Fragments are in the order given; ``directory`` may be local or on any filesystem a
     :class:`~gossamer.store.location.Location` reaches (read through its pyarrow filesystem).
     """
-    place = local_or_remote(directory)
+    place = as_place(directory)
     if isinstance(place, Location):
         return ds.dataset([(place / name).path for name in files], format="parquet", filesystem=place.fs)
     return ds.dataset([str(place / name) for name in files], format="parquet")
 
 
-def read_parquet_file(path: Path | Location | str, columns: list[str] | None = None,
+def read_parquet_file(path: Place | str, columns: list[str] | None = None,
                       filters: list[tuple[str, str, object]] | None = None) -> pa.Table:
     """One whole Parquet file, local or on another filesystem (FileNotFoundError when absent).
 
     ``filters`` (pyarrow's ``[(column, op, value)]``) skip row groups by their statistics.
     """
-    place = local_or_remote(path)
+    place = as_place(path)
     if isinstance(place, Location):
         return pq.read_table(place.path, columns=columns, filters=filters, filesystem=place.fs)
     return pq.read_table(place, columns=columns, filters=filters)
 
 
-def parquet_rows(path: Path | Location | str) -> int:
+def parquet_rows(path: Place | str) -> int:
     """Rows of one Parquet file, from its footer (local or on another filesystem)."""
-    place = local_or_remote(path)
+    place = as_place(path)
     if isinstance(place, Location):
         with place.open_input() as handle, pq.ParquetFile(handle) as part:
             return part.metadata.num_rows
@@ -116,9 +117,9 @@ def fsync_path(path: Path) -> None:
 class PartWriter:
     """Writes one sorted part file; call :meth:`write` with batches in key order, then :meth:`close`."""
 
-    def __init__(self, path: Path | Location | str, schema: pa.Schema, row_group_rows: int,
+    def __init__(self, path: Place | str, schema: pa.Schema, row_group_rows: int,
                  compression: str) -> None:
-        self.path = local_or_remote(path)
+        self.path = as_place(path)
         self.rows = 0
         self._row_group_rows = row_group_rows
         self._schema = schema
@@ -166,9 +167,9 @@ class PartWriter:
             fsync_path(self.path)
 
 
-def finish_version(directory: Path | Location | str, description: TableDescription) -> None:
+def finish_version(directory: Place | str, description: TableDescription) -> None:
     """Write ``_table.json`` and ``_SUCCESS`` (after every part is closed), then fsync the directory."""
-    directory = local_or_remote(directory)
+    directory = as_place(directory)
     if isinstance(directory, Location):
         present = {info.base_name for info in directory.list()}
         missing = [i for i in range(description.parts) if part_name(i) not in present]
@@ -200,9 +201,9 @@ class TableVersion:
     version outlives the install that replaces it, as the backup).
     """
 
-    def __init__(self, directory: Path | Location | str) -> None:
-        place = local_or_remote(directory)
-        self.directory: Path | Location = place
+    def __init__(self, directory: Place | str) -> None:
+        place = as_place(directory)
+        self.directory: Place = place
         self._part_fds: list[int] = []
         self._remote: Location | None = None
         if isinstance(place, Location):
@@ -280,11 +281,11 @@ class TableVersion:
             return str(_PROC_FD / str(self._part_fds[index]))
         return str(self.part_path(index))
 
-    def part_path(self, index: int) -> Path | Location:
+    def part_path(self, index: int) -> Place:
         """Path of part ``index``."""
         return self.directory / part_name(index)
 
-    def part_paths(self) -> list[Path | Location]:
+    def part_paths(self) -> list[Place]:
         """All part paths in order."""
         return [self.part_path(i) for i in range(self.parts)]
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import pyarrow.fs as pafs
 
 from gossamer.store.location import Location
+from gossamer.store.place import Place
 
 COPY_THREADS = 8
 _CHUNK = 4 << 20
@@ -28,11 +29,11 @@ class Copied:
     bytes: int
 
 
-def _as_location(place: Path | Location) -> Location:
+def _as_location(place: Place) -> Location:
     return place if isinstance(place, Location) else Location("", str(place))
 
 
-def tree_files(root: Path | Location) -> list[str]:
+def tree_files(root: Place) -> list[str]:
     """Every file under ``root``, as paths relative to it (``/``-separated), sorted; empty when absent."""
     where = _as_location(root)
     selector = pafs.FileSelector(where.path, allow_not_found=True, recursive=True)
@@ -41,7 +42,7 @@ def tree_files(root: Path | Location) -> list[str]:
                   for info in where.fs.get_file_info(selector) if info.type == pafs.FileType.File)
 
 
-def copy_file(source: Path | Location, target: Path | Location) -> int:
+def copy_file(source: Place, target: Place) -> int:
     """Copy one file byte for byte (the target's parents are created); returns the bytes copied.
 
     On an object store the target object appears, whole, when its upload completes.
@@ -58,7 +59,7 @@ def copy_file(source: Path | Location, target: Path | Location) -> int:
     return copied
 
 
-def copy_tree(source: Path | Location, target: Path | Location, skip: Callable[[str], bool] = lambda _: False,
+def copy_tree(source: Place, target: Place, skip: Callable[[str], bool] = lambda _: False,
               last: Iterable[str] = ()) -> Copied:
     """Copy every file under ``source`` to the same relative path under ``target``.
 

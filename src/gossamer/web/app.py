@@ -16,13 +16,13 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from gossamer.core.settings import Settings
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 from gossamer.web import api, dashboard, opensearch, search_pages
 from gossamer.web.context import HERE, WebContext
 
 
 def create_app(crawl_dir: Path, settings: Settings, nodes: list[str] | None = None,
-               index: Path | Location | None = None) -> FastAPI:
+               index: Place | None = None) -> FastAPI:
     """The web application for one crawl directory (see the module docstring); ``index``: search that one."""
     web = WebContext(Path(crawl_dir), settings, list(nodes or []), index)
 

@@ -18,7 +18,7 @@ from fastapi.templating import Jinja2Templates
 
 from gossamer.core.settings import Settings
 from gossamer.store.layout import CrawlLayout
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 
 HERE = Path(__file__).parent
 MAX_QUERY_LENGTH = 1024
@@ -36,7 +36,7 @@ class WebContext:
     crawl_dir: Path
     settings: Settings
     nodes: list[str] = field(default_factory=list)
-    index: Path | Location | None = None
+    index: Place | None = None
     _searcher: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

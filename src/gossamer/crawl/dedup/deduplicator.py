@@ -30,7 +30,6 @@ import bisect
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -44,8 +43,9 @@ from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
 from gossamer.engine.table_job import TableJobRun, run_table_job, table_lock
 from gossamer.store import discard, new_staging_dir, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
 from gossamer.store.partitioning import part_of_url, parts_of_urls
+from gossamer.store.place import Place
 
 _DUPLICATE = pa.scalar(int(CrawlStatus.DB_DUPLICATE), pa.uint8())
 _STATUS_INDEX = CRAWLDB_SCHEMA.get_field_index("status")
@@ -87,9 +87,9 @@ class _SortedStrings:
         return self._array[index].as_py()
 
 
-def duplicate_list_path(directory: Path | Location | str, part: int) -> Location:
-    """The file listing part ``part``'s duplicate URLs (a :class:`Location`, local ones too)."""
-    return Location.parse(directory) / f"duplicates-{part:05d}.arrow"
+def duplicate_list_path(directory: Place | str, part: int) -> Place:
+    """The file listing part ``part``'s duplicate URLs."""
+    return as_place(directory) / f"duplicates-{part:05d}.arrow"
 
 
 class MarkDuplicates:
@@ -139,7 +139,7 @@ class MarkDuplicates:
         yield pa.RecordBatch.from_arrays(columns, schema=CRAWLDB_SCHEMA)
 
 
-def write_duplicate_lists(urls: pa.Array, parts: int, directory: Path | Location | str) -> None:
+def write_duplicate_lists(urls: pa.Array, parts: int, directory: Place | str) -> None:
     """Write ``urls`` as one sorted list per crawldb part, in Arrow IPC files (parts without any: no file).
 
     ``directory`` exists (a staging directory); on an object store each file appears whole when written.
@@ -155,7 +155,7 @@ def write_duplicate_lists(urls: pa.Array, parts: int, directory: Path | Location
         offset += count
 
 
-def dedup(crawldb_dir: Path | Location | str, settings: Settings, group: str = "none",
+def dedup(crawldb_dir: Place | str, settings: Settings, group: str = "none",
           compare_order: Sequence[str] = DEFAULT_COMPARE_ORDER, progress: ProgressFn | None = None) -> DedupReport:
     """Mark duplicates in the crawldb at ``crawldb_dir``, a path or a URI (see the module docstring).
 
@@ -168,7 +168,7 @@ def dedup(crawldb_dir: Path | Location | str, settings: Settings, group: str = "
     order = parse_compare_order(compare_order)
     report = DedupReport(check_group(group), order)
     started = time.monotonic()
-    crawldb_dir = local_or_remote(crawldb_dir, settings)
+    crawldb_dir = as_place(crawldb_dir, settings)
     open_live(crawldb_dir).close()  # no crawldb: fail before the lock creates the directory
     with table_lock(crawldb_dir, settings) as lock:
         report.recovered = recover(crawldb_dir)
@@ -183,7 +183,7 @@ def dedup(crawldb_dir: Path | Location | str, settings: Settings, group: str = "
         report.candidates, report.groups = found.candidates, found.groups
         report.previous_duplicates, report.total_urls = found.previous, found.total
         if len(found.urls):
-            lists: list[Path | Location] = []
+            lists: list[Place] = []
 
             def build(run: TableJobRun) -> Job:
                 assert run.existing is not None

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import unquote
 
 import pyarrow as pa
@@ -32,8 +31,8 @@ from gossamer.core.settings import Settings
 from gossamer.core.status import CrawlStatus
 from gossamer.core.urls import domain_of
 from gossamer.engine import Input, Job, TableSource, TaskContext, run_job
-from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
+from gossamer.store.place import Place
 from gossamer.store.table import TableVersion, part_name, read_parquet_file
 
 GROUP_MODES = ("none", "host", "domain")
@@ -241,7 +240,7 @@ class FoldGroups:
 
 
 def find_duplicates(version: TableVersion, settings: Settings, group: str, order: Sequence[str],
-                    work_dir: Path | Location) -> Duplicates:
+                    work_dir: Place) -> Duplicates:
     """Run the first job over a crawldb version (module docstring), its output written into ``work_dir``.
 
     ``work_dir`` is a staging directory of the crawldb, on whatever filesystem the

@@ -21,14 +21,15 @@ import os
 import shutil
 import time
 from collections.abc import Collection
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core.settings import Settings
 from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH
-from gossamer.store.segment_files import Place, children, clear_tables, modified_time, sweep_unreported, table_present
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
+from gossamer.store.segment_files import children, clear_tables, modified_time, sweep_unreported, table_present
 from gossamer.store.table import DESCRIPTION_FILE, TableDescription, TableError, TableVersion, finish_version
 
 LOG = logging.getLogger(__name__)
@@ -43,10 +44,11 @@ def _parse_tables() -> tuple[str, ...]:
 
 def check_fetchable(segment: Place, parse: bool) -> None:
     """Raise ValueError / TableError unless ``segment`` has a fetch list and no fetch output yet."""
+    segment = as_place(segment)
     if not table_present(segment / "crawl_generate"):
         raise TableError(f"{segment}: not a segment (no crawl_generate)")
     TableVersion(segment / "crawl_generate").close()
-    if isinstance(segment, Path):
+    if segment.is_local:  # local: staged and renamed; elsewhere: written in place, committed by _SUCCESS
         outputs = (CRAWL_FETCH, CONTENT, *(_parse_tables() if parse else ()))
         existing = [name for name in outputs if (segment / name).exists()]
     else:  # elsewhere only a committed fetch counts; the rest are leftovers prepare_fetch deletes
@@ -57,7 +59,8 @@ def check_fetchable(segment: Place, parse: bool) -> None:
 
 def prepare_fetch(segment: Place) -> list[str]:
     """Remove what a crashed run left (the local staging directory; remote uncommitted tables); those removed."""
-    if isinstance(segment, Path):
+    segment = as_place(segment)
+    if segment.is_local:
         shutil.rmtree(segment / STAGING, ignore_errors=True)
         (segment / STAGING).mkdir()
         return []
@@ -69,9 +72,10 @@ def prepare_fetch(segment: Place) -> list[str]:
 
 def install_fetch(segment: Place, processes: int, parse: bool, rows: int, files: Collection[str]) -> None:
     """Make the fetch visible (see the module docstring); ``files`` are those the shares uploaded."""
+    segment = as_place(segment)
     description = TableDescription(kind=CRAWL_FETCH, parts=processes, partitioner="fetch-share", rows=rows,
                                    job="fetch", created=int(time.time() * 1000))
-    if isinstance(segment, Path):
+    if segment.is_local:
         staging = segment / STAGING
         if (staging / CONTENT).is_dir():
             os.rename(staging / CONTENT, segment / CONTENT)

@@ -37,7 +37,6 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pyarrow as pa
 
@@ -51,8 +50,9 @@ from gossamer.crawl.fetch.results import FetchSummary
 from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
 from gossamer.engine import TaskReporter, default_task_count, run_tasks
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import Location, local_or_remote
-from gossamer.store.segment_files import Place, ShareOutput
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
+from gossamer.store.segment_files import ShareOutput
 from gossamer.store.segments import partition_key_function
 from gossamer.store.table import TableVersion
 
@@ -314,7 +314,7 @@ class _ProgressTotals:
             self.callback(FetchProgress(*totals, elapsed=time.monotonic() - self.started))
 
 
-def fetch_segment(segment: Path | Location | str, settings: Settings, options: FetchOptions | None = None,
+def fetch_segment(segment: Place | str, settings: Settings, options: FetchOptions | None = None,
                   progress: Callable[[FetchProgress], None] | None = None) -> FetchReport:
     """Fetch ``segment``, a path or URI (see the module docstring).
 
@@ -322,7 +322,7 @@ def fetch_segment(segment: Path | Location | str, settings: Settings, options: F
     when a share fails.
     """
     options = options or FetchOptions()
-    segment = local_or_remote(segment, settings)
+    segment = as_place(segment, settings)
     agent_string(settings)  # http.agent.name must be set: fail before starting processes
     parse = settings.get_bool("fetcher.parse") if options.parse is None else options.parse
     check_fetchable(segment, parse)

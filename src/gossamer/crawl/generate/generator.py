@@ -21,7 +21,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,8 +33,8 @@ from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.engine.table_job import TableJobRun, run_table_job, table_lock
 from gossamer.store import TableLock, open_live, recover
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
-from gossamer.store.location import Location, local_or_remote
-from gossamer.store.segment_files import Place
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.segments import SegmentWriter, new_segment_name, partition_key_function
 
 
@@ -62,7 +61,7 @@ class GenerateReport(Report):
     seconds: float = 0.0
 
 
-def generate(crawldb: Path | Location | str, segments_dir: Path | Location | str, settings: Settings,
+def generate(crawldb: Place | str, segments_dir: Place | str, settings: Settings,
              options: GenerateOptions | None = None) -> GenerateReport:
     """Generate up to ``max_num_segments`` fetch lists from ``crawldb`` into ``segments_dir`` (each a path or URI).
 
@@ -70,8 +69,8 @@ def generate(crawldb: Path | Location | str, segments_dir: Path | Location | str
     crawldb and :class:`~gossamer.store.LockedError` when another writer holds it.
     """
     options = options or GenerateOptions()
-    crawldb = local_or_remote(crawldb, settings)
-    segments = local_or_remote(segments_dir, settings)
+    crawldb = as_place(crawldb, settings)
+    segments = as_place(segments_dir, settings)
     if options.num_fetchers < 1 or options.max_num_segments < 1:
         raise ValueError("-numFetchers and -maxNumSegments must be at least 1")
     started = time.monotonic()
@@ -133,7 +132,7 @@ def _pass_through(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.Record
     yield batch.select(CRAWLDB_SCHEMA.names)
 
 
-def _mark_generated(crawldb: Path | Location, settings: Settings, urls: list[str], generate_time: str,
+def _mark_generated(crawldb: Place, settings: Settings, urls: list[str], generate_time: str,
                     lock: TableLock) -> None:
     def build(run: TableJobRun) -> Job:
         assert run.existing is not None

@@ -28,7 +28,6 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pyarrow as pa
 
@@ -47,8 +46,8 @@ from gossamer.crawl.readdb import connect, parts_relation
 from gossamer.engine import Input, Job, TableSource, run_job
 from gossamer.store import discard, new_staging_dir
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import Location
 from gossamer.store.partitioning import KEY_PARTITIONER_NAME
+from gossamer.store.place import Place
 from gossamer.store.table import TableVersion, part_name
 
 
@@ -100,7 +99,7 @@ def candidate_job(version: TableVersion, settings: Settings, opts: SelectOptions
                partition_by=COUNT_KEY if counted else "url")
 
 
-def _candidates(crawldb: Path | Location, version: TableVersion, settings: Settings, opts: SelectOptions,
+def _candidates(crawldb: Place, version: TableVersion, settings: Settings, opts: SelectOptions,
                 counters: dict[str, int]) -> Iterator[pa.RecordBatch]:
     staging = new_staging_dir(crawldb)
     try:
@@ -115,7 +114,7 @@ def _candidates(crawldb: Path | Location, version: TableVersion, settings: Setti
         discard(staging)
 
 
-def select(crawldb: Path | Location, version: TableVersion, settings: Settings, opts: SelectOptions) -> Selection:
+def select(crawldb: Place, version: TableVersion, settings: Settings, opts: SelectOptions) -> Selection:
     """Run the selection (see the module docstring); the candidate table is staged in ``crawldb``."""
     dealer = _Dealer(settings, opts)
     with closing(_candidates(crawldb, version, settings, opts, dealer.selection.counters)) as batches:

@@ -7,7 +7,6 @@ module runs them as one table job (lock, run, atomic install) and reports.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from gossamer.core.datum import now_millis
 from gossamer.core.settings import Settings
@@ -15,7 +14,7 @@ from gossamer.crawl.inject.seed_merge import ExistingMapper, InjectOptions, Inje
 from gossamer.engine import Input, Job, ProgressFn, TableSource, TextSource
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.location import Location
+from gossamer.store.place import Place
 
 
 @dataclass
@@ -45,7 +44,7 @@ class InjectReport(TableJobReport):
 
 
 def inject(
-    crawldb: Path | Location | str, seeds: Path | Location, settings: Settings, options: InjectOptions | None = None,
+    crawldb: Place | str, seeds: Place, settings: Settings, options: InjectOptions | None = None,
     progress: ProgressFn | None = None,
 ) -> InjectReport:
     """Inject the seeds at ``seeds`` (a file or a directory of files) into ``crawldb``.

@@ -26,7 +26,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from gossamer.core.records import Inlink
 from gossamer.core.reports import Report
@@ -34,9 +33,10 @@ from gossamer.core.settings import Settings
 from gossamer.crawl.linkdb.inversion import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
 from gossamer.engine import Input, Job, ProgressFn, TableSource
 from gossamer.engine.table_job import TableJobRun, run_table_job
-from gossamer.store.install import Place, live_version_dir, open_live
+from gossamer.store.install import live_version_dir, open_live
 from gossamer.store.linkdb_schema import LINKDB_SCHEMA, batch_to_rows
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.segment_files import place_text, table_present
 from gossamer.store.table import TableError, TableVersion
 
@@ -74,7 +74,7 @@ def _segment_inputs(segment_dirs: Sequence[Place], settings: Settings, normalize
     """One shuffled input per segment with a complete parse_data; the others are noted in ``report``."""
     inputs = []
     for given in segment_dirs:
-        segment = local_or_remote(given, settings)
+        segment = as_place(given, settings)
         name = place_text(segment)
         if not segment.is_dir():
             raise FileNotFoundError(f"no such segment directory: {name}")
@@ -143,7 +143,7 @@ def merge_linkdbs(out_dir: Place, linkdb_dirs: Sequence[Place], settings: Settin
     report = InvertReport()
     sources = []
     for directory in linkdb_dirs:
-        with open_live(local_or_remote(directory, settings)) as version:  # TableError when there is none
+        with open_live(as_place(directory, settings)) as version:  # TableError when there is none
             if version.description.kind != KIND:
                 raise TableError(f"{directory} is a {version.description.kind!r} table, not a linkdb")
             sources.append(TableSource(str(version.directory)))
@@ -170,7 +170,7 @@ def _run(table_dir: Place, settings: Settings, build: Callable[[TableJobRun], Jo
     return report
 
 
-def read_inlinks(linkdb_dir: Path | Location, url: str, limit: int | None = None) -> list[Inlink]:
+def read_inlinks(linkdb_dir: Place, url: str, limit: int | None = None) -> list[Inlink]:
     """The inlinks of ``url`` in stored order (at most ``limit``); ``[]`` when the linkdb or the URL is absent.
 
     Reads one row group of one part of the live version (no lock: a version being

@@ -3,8 +3,10 @@
 * :class:`PageParser` — one page in, its parse_data / parse_text / crawl_parse rows out
   (:mod:`.page`, outlink rules in :mod:`.outlinks`, parser choice in :mod:`.parsers`);
 * :class:`ParseOutputs` and :func:`finish_parse_tables` — writing and installing the
-  three tables of a segment (:mod:`.outputs`, schemas in :mod:`.schemas`);
-* :func:`parse_segment` — the standalone job over a segment's WARC content (:mod:`.job`).
+  three tables of a segment (:mod:`.outputs`, batches built by :mod:`.page_buffer`; schemas
+  in :mod:`gossamer.store.parse_schemas`);
+* :func:`parse_segment` — the standalone job over a segment's WARC content (:mod:`.job`), its
+  groups of WARC files run as engine tasks (:func:`gossamer.engine.run_tasks`).
 
 docs/parsing.md describes the behaviour, every setting read and the table schemas.
 """

@@ -32,7 +32,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pyarrow.compute as pc
 
@@ -46,9 +45,9 @@ from gossamer.crawl.parse.page import PageParser
 from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
 from gossamer.engine import TaskReporter, default_task_count, run_tasks
 from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.segment_files import (
-    Place,
     ShareOutput,
     file_size,
     local_copy,
@@ -197,13 +196,13 @@ class _PageTotals:
             self.progress("pages", sum(self.pages.values()), self.total)
 
 
-def parse_segment(segment: Path | Location | str, settings: Settings,
+def parse_segment(segment: Place | str, settings: Settings,
                   progress: ProgressFn | None = None) -> ParseReport:
     """Parse ``segment``, a path or URI (see the module docstring).
 
     ``progress(phase, done, total)`` gets page counts.
     """
-    segment = local_or_remote(segment, settings)
+    segment = as_place(segment, settings)
     files = check_parsable(segment)
     started = time.monotonic()
     report = ParseReport(segment.name, sample_limit=sample_limit(settings))
@@ -215,7 +214,7 @@ def parse_segment(segment: Path | Location | str, settings: Settings,
     if len(groups) > 1:
         PageParser(settings)  # a configuration error is reported here, not from a child process
     total = len(fetch_successes(segment / "crawl_fetch")) if progress is not None else 0
-    staging = segment / STAGING if isinstance(segment, Path) else None
+    staging = segment / STAGING if segment.is_local else None
     if staging is not None:
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir()
@@ -227,7 +226,6 @@ def parse_segment(segment: Path | Location | str, settings: Settings,
         if staging is not None:
             finish_parse_tables(staging, segment, len(groups), partitioner="warc-files", job="parse")
         else:
-            assert isinstance(segment, Location)
             sweep_unreported(segment, TABLES, report.files)
             complete_parse_tables(segment, len(groups), partitioner="warc-files", job="parse")
     finally:

@@ -19,8 +19,8 @@ from gossamer.core.settings import Settings
 from gossamer.crawl.parse.page import ParsedPage
 from gossamer.crawl.parse.page_buffer import PageBuffer
 from gossamer.engine.sorted_part import SortedPartWriter
-from gossamer.store.location import Location
 from gossamer.store.parse_schemas import SCHEMAS
+from gossamer.store.place import Place
 from gossamer.store.segment_files import make_dir
 from gossamer.store.table import PartWriter, TableDescription, finish_version, parquet_rows, part_name
 
@@ -91,7 +91,7 @@ class ParseOutputs:
             writer.abort()
 
 
-def complete_parse_tables(root: Path | Location, parts: int, *, partitioner: str, job: str) -> None:
+def complete_parse_tables(root: Place, parts: int, *, partitioner: str, job: str) -> None:
     """Describe the parse tables under ``root`` (a staging directory, or a remote segment).
 
     Missing parts are written empty, then each table gets ``_table.json`` and

@@ -9,14 +9,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from gossamer.core.datum import java_date
 from gossamer.core.status import status_name
-from gossamer.store.location import Location
+from gossamer.store.location import as_place
+from gossamer.store.place import Place
 from gossamer.store.table import TableError, TableVersion, parts_dataset
 
 
@@ -94,14 +94,14 @@ def parquet_relation(version: TableVersion, con: duckdb.DuckDBPyConnection | Non
     DuckDB reads local parts itself; a version on another filesystem (``s3://`` …)
     is scanned as a pyarrow dataset registered on ``con`` (TableError without one).
     """
-    if not isinstance(version.directory, Path):
+    if not as_place(version.directory).is_local:
         if con is None:
             raise TableError(f"{version.location.display()}: this query needs a table on the local filesystem")
         return _register(con, version.dataset())
     return _read_parquet([version.part_locator(i) for i in range(version.parts)])
 
 
-def parts_relation(con: duckdb.DuckDBPyConnection, directory: Path | Location, files: Sequence[str]) -> str:
+def parts_relation(con: duckdb.DuckDBPyConnection, directory: Place, files: Sequence[str]) -> str:
     """SQL table expression over the Parquet ``files`` of ``directory`` (a job's output, say).
 
     Local files are read by DuckDB itself (``read_parquet``).  Files on another
@@ -109,7 +109,8 @@ def parts_relation(con: duckdb.DuckDBPyConnection, directory: Path | Location, f
     DuckDB reaches object stores only through its httpfs extension, which is never
     downloaded.  Either way the rows are the same, so any ``ORDER BY`` over them is too.
     """
-    if isinstance(directory, Path):
+    directory = as_place(directory)
+    if directory.is_local:
         return _read_parquet([str(directory / name) for name in files])
     return _register(con, parts_dataset(directory, files))
 

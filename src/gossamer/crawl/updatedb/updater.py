@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -30,9 +29,10 @@ from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, ar
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
 from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key, task_chain
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
-from gossamer.store.location import Location, local_or_remote
+from gossamer.store.location import as_place
 from gossamer.store.partitioning import hosts_of
-from gossamer.store.segment_files import Place, place_text, table_present
+from gossamer.store.place import Place
+from gossamer.store.segment_files import place_text, table_present
 from gossamer.store.table import TableVersion
 
 SEGMENT_INPUTS = ("crawl_fetch", "crawl_parse")
@@ -262,12 +262,12 @@ def segment_inputs(segments: Sequence[Place], options: UpdateOptions) -> list[In
     return inputs
 
 
-def updatedb(crawldb: Path | Location | str, segments: Sequence[Place | str], settings: Settings,
+def updatedb(crawldb: Place | str, segments: Sequence[Place | str], settings: Settings,
              options: UpdateOptions | None = None, progress: ProgressFn | None = None) -> UpdateReport:
     """Merge ``segments`` into ``crawldb`` (see the module docstring)."""
     options = options or UpdateOptions()
     additions = options.additions and settings.get_bool("db.update.additions.allowed")
-    places = [local_or_remote(segment, settings) for segment in segments]
+    places = [as_place(segment, settings) for segment in segments]
     seg_inputs = segment_inputs(places, options)
     if not seg_inputs:
         raise ValueError("no segment has crawl_fetch or crawl_parse data to update from")

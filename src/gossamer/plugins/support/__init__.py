@@ -1,1 +1,1 @@
-"""Helpers shared by built-in plugins: Java regex translation, configuration file lookup."""
+"""Helpers of built-in plugins: Java regex and URL semantics, rule and config files, domain lists, link scope."""
