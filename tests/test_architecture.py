@@ -5,11 +5,10 @@ Every ``import`` in ``src/gossamer`` (module level, inside functions and under
 
 1. **Layers point down**: core ← store ← engine ← plugins ← crawl / index / search /
    graph / webdb ← cli / web.  A module imports its own package, or a lower layer.
-2. **Siblings and higher layers only through public faces**: a module of an algorithm
-   package may import a sibling algorithm package, and cli / web may import an
-   algorithm package, only through a public face: a package's ``__init__``
-   (``gossamer.crawl.linkdb``, ``gossamer.index``) or a one-module crawl command
-   directly under ``gossamer.crawl`` (``gossamer.crawl.readseg``), never an inner module.
+2. **Other packages only through public faces**: a module imports another top-level
+   package only through a public face: a package's ``__init__`` (``gossamer.core``,
+   ``gossamer.store``, ``gossamer.crawl.linkdb``, ``gossamer.index``) or a one-module crawl
+   command directly under ``gossamer.crawl`` (``gossamer.crawl.readseg``), never an inner module.
 3. **Built-in plugins are reached through the registry**: nothing outside
    ``gossamer.plugins`` imports ``gossamer.plugins.builtin``.
 4. **No file cycles**: the graph of module imports has no cycle.
@@ -47,6 +46,22 @@ def _modules() -> dict[str, Path]:
 
 MODULES = _modules()
 PACKAGES = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+
+
+def _bound_names(path: Path) -> set[str]:
+    """Names a package ``__init__`` binds at module level (imports, definitions)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+FACE_NAMES = {name: _bound_names(MODULES[name]) for name in PACKAGES}
 FACES = PACKAGES | {name for name in MODULES if name.rpartition(".")[0] == "gossamer.crawl"}
 
 
@@ -68,7 +83,9 @@ def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
                 continue
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                yield node.lineno, sub if sub in MODULES else target
+                # ``from pkg import x``: the package's own ``x`` when its __init__ binds it, else the submodule
+                own = target in PACKAGES and alias.name in FACE_NAMES[target]
+                yield node.lineno, sub if sub in MODULES and not own else target
 
 
 EDGES = {module: list(_imports(module, path)) for module, path in MODULES.items()}
@@ -100,7 +117,7 @@ def _violations() -> Iterator[str]:
                 yield f"{where}: built-in plugins are reached through the plugin registry"
             if LAYERS[dest] > LAYERS[source]:
                 yield f"{where}: {source} (layer {LAYERS[source]}) may not import {dest} (layer {LAYERS[dest]})"
-            elif dest in ALGORITHMS and target not in FACES:
+            elif target not in FACES:
                 yield f"{where}: import the package's public face (its __init__), not its module"
 
 

@@ -19,9 +19,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from gossamer.core.settings import Settings, SettingsError, load_settings
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
+from gossamer.core import Settings, SettingsError, load_settings
+from gossamer.store import Place, as_place
 
 if TYPE_CHECKING:
     pass
@@ -88,7 +87,7 @@ def settings_for(crawl_dir: Path | None) -> Settings:
 
 def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path]) -> tuple[Place, Settings]:
     """A path or URI from the command line and its settings (a local one's from ``crawl_dir(path)``)."""
-    from gossamer.store.location import is_uri
+    from gossamer.store import is_uri
 
     try:
         if is_uri(text):
@@ -107,7 +106,7 @@ def table_argument(text: str) -> tuple[Place, Settings]:
     a table on another filesystem has none there (use ``--conf`` or ``-D``), and the
     settings (``fs.s3.*``) decide how its filesystem is reached.  Exits 2 on a bad URI.
     """
-    from gossamer.store.layout import CrawlLayout
+    from gossamer.store import CrawlLayout
 
     return _place_and_settings(text, lambda path: CrawlLayout.of_table(path).root)
 
@@ -127,7 +126,7 @@ def segment_argument(text: str) -> tuple[Place, Settings]:
     A local segment's crawl directory (``<crawl>/segments/<name>``) supplies the
     configuration; one on another filesystem has none there (``--conf``, ``-D``).
     """
-    from gossamer.store.layout import CrawlLayout
+    from gossamer.store import CrawlLayout
 
     return _place_and_settings(text, lambda path: CrawlLayout.of_table(path.parent).root)
 
@@ -145,7 +144,7 @@ def local_path_argument(text: str, what: str) -> Path:
 
     ``file://`` URIs are accepted as the local paths they name.
     """
-    from gossamer.store.location import is_uri
+    from gossamer.store import is_uri
 
     if is_uri(text):
         fail(f"{text}: {what} must be a local path")
@@ -163,7 +162,7 @@ def segment_arguments(segments: list[str] | None, segments_dir: str | None,
     segment on another filesystem counts in ``-dir`` once its ``crawl_generate/_SUCCESS``
     exists.  Exits 2 for a bad URI or when no segment is given at all.
     """
-    from gossamer.store.segments import list_segments
+    from gossamer.store import list_segments
 
     settings = settings if settings is not None else settings_for(None)
     chosen = [place_argument(segment, settings) for segment in segments or []]
@@ -180,8 +179,7 @@ def segment_arguments(segments: list[str] | None, segments_dir: str | None,
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn expected failures (bad input, locked table, missing file, unreachable storage) into clean exit-2 errors."""
-    from gossamer.store.lock import LockedError
-    from gossamer.store.table import TableError
+    from gossamer.store import LockedError, TableError
 
     try:
         yield

@@ -57,7 +57,7 @@ def print_generate_report(report: GenerateReport) -> bool:
     if not report.segments:
         typer.echo("Generator: 0 records selected for fetching, exiting ...")
         return False
-    from gossamer.store.segment_files import place_text
+    from gossamer.store import place_text
 
     for path, count in zip(report.segments, report.selected, strict=True):
         typer.echo(f"Generator: segment {place_text(path)}: {count} URLs")

@@ -14,12 +14,10 @@ from gossamer.cli.common import (
     table_argument,
     user_errors,
 )
-from gossamer.store.layout import CrawlLayout
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
+from gossamer.store import CrawlLayout, Place, as_place
 
 if TYPE_CHECKING:
-    from gossamer.core.settings import Settings
+    from gossamer.core import Settings
     from gossamer.index import IndexReport
 
 INDEX_HELP = "index directory or URI (default: the index beside the crawldb, <crawl>/index)"

@@ -118,8 +118,7 @@ def readlinkdb_command(
       gossamer readlinkdb s3://bucket/crawl/linkdb -dump out
     """
     from gossamer.crawl.linkdb import NOT_FOUND, dump_linkdb, format_inlink
-    from gossamer.store import open_live
-    from gossamer.store.linkdb_schema import batch_to_rows
+    from gossamer.store import batch_to_rows, open_live
 
     if (dump_dir is None) == (url is None):
         fail("choose one of -dump <out_dir>, -url <url>")

@@ -27,7 +27,7 @@ def _sections(no_content: bool, no_fetch: bool, no_generate: bool, no_parse: boo
 
 
 def _time(millis: int | None) -> str:
-    from gossamer.core.datum import java_date
+    from gossamer.core import java_date
 
     return "-" if millis is None else java_date(millis)
 

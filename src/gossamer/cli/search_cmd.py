@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gossamer.cli.common import EXIT_NOTHING, EXIT_USAGE, fail, settings_for
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
+from gossamer.store import Place, as_place
 
 if TYPE_CHECKING:
-    from gossamer.core.settings import Settings
+    from gossamer.core import Settings
     from gossamer.search import Broker, SearchResults
 
 DIR_HELP = "crawl directory, or its URI (s3://bucket/crawl): its index is searched"
@@ -27,8 +26,7 @@ def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Plac
     The crawl directory is ``None`` when ``-d`` is a URI; the index is ``--index``, else
     ``<crawl>/index``; the settings are the local crawl directory's, else defaults, ``--conf`` and ``-D``.
     """
-    from gossamer.store.layout import CrawlLayout
-    from gossamer.store.location import is_uri
+    from gossamer.store import CrawlLayout, is_uri
 
     try:
         local = None if is_uri(crawl_dir) else as_place(crawl_dir).local_path()
@@ -71,7 +69,7 @@ def search_command(
       gossamer search --index s3://bucket/crawl/index "os.path join"
     """
     from gossamer.search import QuerySyntaxError, SearchUnavailable, open_searcher
-    from gossamer.store.table import TableError
+    from gossamer.store import TableError
 
     if hits < 1 or start < 0:
         fail("-n must be at least 1 and --start at least 0")

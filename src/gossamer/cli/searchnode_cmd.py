@@ -47,7 +47,7 @@ def searchnode_command(
 
     from gossamer.search import ShardSet
     from gossamer.search import serve_node as serve
-    from gossamer.store.table import TableError
+    from gossamer.store import TableError
 
     try:
         numbers = parse_shards(shards) if shards is not None else None

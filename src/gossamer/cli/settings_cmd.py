@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gossamer.cli.common import settings_for
-from gossamer.core.property import format_value
+from gossamer.core import format_value
 
 
 def showproperties_command(
@@ -50,8 +50,7 @@ def showproperties_command(
 
 def settings_reference() -> str:
     """Markdown reference of every property: name, default, type, description, origin."""
-    from gossamer.core.defaults import PROPERTY_PATTERNS
-    from gossamer.core.settings import all_properties
+    from gossamer.core import PROPERTY_PATTERNS, all_properties
 
     lines = [
         "| property | default | type | description |",

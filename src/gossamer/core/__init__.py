@@ -11,7 +11,43 @@
   (:mod:`.property`), the layers (:mod:`.settings`).
 """
 
-from gossamer.core.datum import CrawlDatum, now_millis
+from gossamer.core.datum import (
+    META_CONTENT_TYPE,
+    META_FIXED_INTERVAL,
+    META_GENERATE_TIME,
+    META_PROTOCOL_CODE,
+    META_PROTOCOL_STATUS,
+    META_REPR_URL,
+    META_RESPONSE_TIME,
+    MILLIS_PER_DAY,
+    SECONDS_PER_DAY,
+    CrawlDatum,
+    java_date,
+    java_float,
+    now_millis,
+)
+from gossamer.core.defaults import PROPERTY_PATTERNS
+from gossamer.core.http import (
+    DECOMPRESSED_LIMIT_PROPERTY,
+    DEFAULT_DECOMPRESSED_LIMIT,
+    HttpExchange,
+    agent_string,
+    retry_after_seconds,
+)
+from gossamer.core.metadata import (
+    DECODING_ERROR,
+    DIGEST_KEY,
+    META_COOKIE,
+    META_ETAG,
+    REFRESH_SECONDS,
+    REFRESH_URL,
+    TRUNCATED,
+    TRUNCATED_REASON,
+    WARC_RECORD_KEY,
+    robots_words,
+)
+from gossamer.core.processes import pid_alive
+from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
     Content,
     Inlink,
@@ -22,25 +58,91 @@ from gossamer.core.records import (
     ProtocolStatus,
     ProtocolStatusCode,
 )
-from gossamer.core.settings import Settings, SettingsError, UnknownPropertyError, load_settings
-from gossamer.core.status import CrawlStatus, status_by_name, status_name
+from gossamer.core.reports import Report, sample_limit
+from gossamer.core.settings import (
+    Settings,
+    SettingsError,
+    UnknownPropertyError,
+    all_properties,
+    format_value,
+    load_settings,
+)
+from gossamer.core.status import (
+    STATE_MODIFIED,
+    STATE_NOTMODIFIED,
+    STATE_UNKNOWN,
+    STATUS_DB_MAX,
+    STATUS_FETCH_MAX,
+    CrawlStatus,
+    status_by_name,
+    status_name,
+)
+from gossamer.core.urls import UrlParts, domain_and_suffix, domain_of, split_url, url_host, url_problem
 
 __all__ = [
+    "Clause",
+    "ClauseKind",
     "Content",
     "CrawlDatum",
     "CrawlStatus",
+    "DECODING_ERROR",
+    "DECOMPRESSED_LIMIT_PROPERTY",
+    "DEFAULT_DECOMPRESSED_LIMIT",
+    "DIGEST_KEY",
+    "DateRange",
+    "HIGHLIGHT_FIELDS",
+    "HttpExchange",
     "Inlink",
+    "META_CONTENT_TYPE",
+    "META_COOKIE",
+    "META_ETAG",
+    "META_FIXED_INTERVAL",
+    "META_GENERATE_TIME",
+    "META_PROTOCOL_CODE",
+    "META_PROTOCOL_STATUS",
+    "META_REPR_URL",
+    "META_RESPONSE_TIME",
+    "MILLIS_PER_DAY",
     "Outlink",
+    "PROPERTY_PATTERNS",
     "ParseData",
     "ParseStatusCode",
     "ParseText",
     "ProtocolStatus",
     "ProtocolStatusCode",
+    "Query",
+    "REFRESH_SECONDS",
+    "REFRESH_URL",
+    "Report",
+    "SECONDS_PER_DAY",
+    "STATE_MODIFIED",
+    "STATE_NOTMODIFIED",
+    "STATE_UNKNOWN",
+    "STATUS_DB_MAX",
+    "STATUS_FETCH_MAX",
     "Settings",
     "SettingsError",
+    "TRUNCATED",
+    "TRUNCATED_REASON",
     "UnknownPropertyError",
+    "UrlParts",
+    "WARC_RECORD_KEY",
+    "agent_string",
+    "all_properties",
+    "domain_and_suffix",
+    "domain_of",
+    "format_value",
+    "java_date",
+    "java_float",
     "load_settings",
     "now_millis",
+    "pid_alive",
+    "retry_after_seconds",
+    "robots_words",
+    "sample_limit",
+    "split_url",
     "status_by_name",
     "status_name",
+    "url_host",
+    "url_problem",
 ]

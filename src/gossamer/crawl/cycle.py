@@ -24,14 +24,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gossamer.core.reports import Report
-from gossamer.core.settings import Settings
+from gossamer.core import Report, Settings
 from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
-from gossamer.store.layout import CrawlLayout
-from gossamer.store.place import Place
+from gossamer.store import CrawlLayout, Place
 
 DEFAULT_TOP_N = 50_000
 """URLs per round when ``-topN`` is not given (``bin/crawl``'s ``--size-fetchlist``)."""
@@ -153,7 +151,7 @@ def index_crawl(layout: CrawlLayout, segments: list[Place], settings: Settings,
     from gossamer.crawl.dedup import dedup
     from gossamer.crawl.linkdb import invert_links
     from gossamer.index import IndexOptions, index, live_index
-    from gossamer.store.segments import list_segments
+    from gossamer.store import list_segments
 
     every = list_segments(layout.segments)
     if segments:

@@ -17,18 +17,20 @@ from itertools import groupby
 
 import pyarrow as pa
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import CrawlDatum, CrawlStatus, Settings
 from gossamer.crawl.updatedb import rewrite_urls
-from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
-from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
+from gossamer.engine import Input, Job, ProgressFn, TableJobReport, TableJobRun, TableSource, TaskContext, run_table_job
 from gossamer.plugins import task_chain
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
-from gossamer.store.install import live_version_dir, open_live
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.table import TableError
+from gossamer.store import (
+    CRAWLDB_SCHEMA,
+    Place,
+    TableError,
+    as_place,
+    batch_to_datums,
+    datums_to_batch,
+    live_version_dir,
+    open_live,
+)
 
 
 @dataclass

@@ -28,12 +28,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
-from gossamer.core.status import CrawlStatus
-from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.segment_files import local_copy, table_present, warc_files
-from gossamer.store.table import SUCCESS_MARKER, TableVersion, read_parquet_file
+from gossamer.core import CrawlStatus
+from gossamer.store import (
+    SUCCESS_MARKER,
+    Place,
+    TableVersion,
+    as_place,
+    batch_to_datums,
+    local_copy,
+    read_parquet_file,
+    table_present,
+    warc_files,
+)
 
 DATUM_TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse")
 ROW_TABLES = ("parse_data", "parse_text")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext, arange
 from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.runner import run_job
+from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.engine.sources import TableSource, TextSource
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job, table_lock
 from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, TaskReporter
@@ -24,13 +25,14 @@ __all__ = [
     "JobResult",
     "LocalEngine",
     "MapFn",
+    "NullReporter",
     "ProgressFn",
     "ReduceFn",
+    "SortedPartWriter",
     "Split",
     "TableJobReport",
     "TableJobRun",
     "TableSource",
-    "NullReporter",
     "TaskContext",
     "TaskFailed",
     "TaskProgressFn",

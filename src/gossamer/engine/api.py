@@ -44,8 +44,8 @@ from typing import Any, Protocol
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.settings import Settings
-from gossamer.store.partitioning import PARTITIONER_NAME
+from gossamer.core import Settings
+from gossamer.store import PARTITIONER_NAME
 
 SRC_COLUMN = "_src"
 SEQ_COLUMN = "_seq"

@@ -29,8 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from gossamer.core.processes import pid_alive
-from gossamer.core.settings import Settings
+from gossamer.core import Settings, pid_alive
 from gossamer.engine.api import (
     SEQ_SPLIT_SHIFT,
     Job,
@@ -40,9 +39,7 @@ from gossamer.engine.api import (
 )
 from gossamer.engine.sort import write_run
 from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.table import part_name
+from gossamer.store import Place, as_place, part_name
 
 SPILL_OVERHEAD = 4
 """A map buffer of B bytes needs about 4 B while it is partitioned, sorted and written."""

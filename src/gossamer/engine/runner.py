@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings, SettingsError
+from gossamer.core import Settings, SettingsError
 from gossamer.engine.api import Job, JobResult
 from gossamer.engine.local import LocalEngine, ProgressFn
-from gossamer.store.place import Place
+from gossamer.store import Place
 
 
 def run_job(job: Job, output_dir: Place, settings: Settings,

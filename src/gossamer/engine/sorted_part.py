@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
 from gossamer.engine.sort import merge_sorted, read_run, sort_table, write_run
-from gossamer.store.table import PartWriter
+from gossamer.store import PartWriter
 
 _BATCH_ROWS = 8192
 _RUN_BATCH_BYTES = 8 << 20

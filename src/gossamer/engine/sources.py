@@ -22,9 +22,7 @@ from typing import BinaryIO
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from gossamer.store.location import as_place, is_uri
-from gossamer.store.place import Place
-from gossamer.store.table import TableDescription, TableVersion, part_name
+from gossamer.store import Place, TableDescription, TableVersion, as_place, is_uri, part_name
 
 TEXT_SCHEMA = pa.schema(
     [pa.field("line", pa.string()), pa.field("line_no", pa.int64()), pa.field("file", pa.string()),

@@ -39,15 +39,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from gossamer.core.settings import Settings, SettingsError, format_value
+from gossamer.core import Settings, SettingsError, format_value
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskContext
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import STREAM_RUN_SUFFIX
 from gossamer.engine.spark_progress import StageProgress
 from gossamer.engine.tasks import Budget, check_copartitioned, reduce_part, remove_attempts, sorted_by_part, tag
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.table import part_name
+from gossamer.store import Place, as_place, part_name
 
 _DATA, _REPORT = 0, 1
 """Kinds of shuffled values: ``(_DATA, ipc_bytes)`` or ``(_REPORT, (input, split), counters, errors)``."""

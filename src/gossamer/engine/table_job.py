@@ -16,15 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gossamer.core.reports import Report
-from gossamer.core.settings import Settings
+from gossamer.core import Report, Settings
 from gossamer.engine.api import Job, JobResult
 from gossamer.engine.local import ProgressFn
 from gossamer.engine.runner import run_job
 from gossamer.store import (
+    Place,
     TableDescription,
     TableLock,
     TableVersion,
+    as_place,
     discard,
     finish_version,
     install,
@@ -32,8 +33,6 @@ from gossamer.store import (
     new_staging_dir,
     recover,
 )
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
 
 
 @dataclass

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.engine.task_api import CallbackReporter, TaskFailed, TaskProgressFn
 
 LOG = logging.getLogger(__name__)

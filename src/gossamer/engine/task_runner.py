@@ -27,7 +27,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from gossamer.core.settings import Settings, SettingsError
+from gossamer.core import Settings, SettingsError
 from gossamer.engine.task_api import NullReporter, TaskProgressFn
 
 R = TypeVar("R")

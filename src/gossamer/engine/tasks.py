@@ -21,13 +21,18 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys
-from gossamer.store.location import as_place
-from gossamer.store.partitioning import KEY_PARTITIONER_NAME, PARTITIONER_NAME, parts_of_keys, parts_of_urls
-from gossamer.store.place import Place
-from gossamer.store.table import PartWriter
+from gossamer.store import (
+    KEY_PARTITIONER_NAME,
+    PARTITIONER_NAME,
+    PartWriter,
+    Place,
+    as_place,
+    parts_of_keys,
+    parts_of_urls,
+)
 
 RUN_BATCH_ROWS = 8192
 """Rows per batch in spill runs: what the merge holds per run at a time."""

@@ -31,14 +31,9 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from gossamer.core.processes import pid_alive
-from gossamer.core.settings import Settings
+from gossamer.core import Settings, pid_alive
 from gossamer.index.store import IndexDescription, verify_index
-from gossamer.store.install import live_version_dir
-from gossamer.store.location import Location, as_place
-from gossamer.store.place import Place
-from gossamer.store.table import TableError
-from gossamer.store.transfer import Copied, copy_tree
+from gossamer.store import Copied, Location, Place, TableError, as_place, copy_tree, live_version_dir
 
 TMP_PREFIX = "tmp-"
 LOCK_SUFFIX = ".lock"

@@ -33,11 +33,18 @@ from typing import Any
 
 import pyarrow as pa
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.metadata import DIGEST_KEY, WARC_RECORD_KEY, robots_words
-from gossamer.core.records import Inlink, ParseData, ParseStatusCode, ParseText
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import (
+    DIGEST_KEY,
+    WARC_RECORD_KEY,
+    CrawlDatum,
+    CrawlStatus,
+    Inlink,
+    ParseData,
+    ParseStatusCode,
+    ParseText,
+    Settings,
+    robots_words,
+)
 from gossamer.engine import TaskContext
 from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
 

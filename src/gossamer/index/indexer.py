@@ -28,18 +28,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from gossamer.core.reports import Report
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import CrawlStatus, Report, Settings
 from gossamer.engine import ProgressFn, run_job
 from gossamer.index.documents import IndexOptions, JsonDocument
 from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
 from gossamer.index.schema import merge_fields
 from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
-from gossamer.store.install import discard, live_version_dir, new_staging_dir
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.table import TableError, TableVersion, part_name
+from gossamer.store import (
+    Place,
+    TableError,
+    TableVersion,
+    as_place,
+    discard,
+    live_version_dir,
+    new_staging_dir,
+    part_name,
+)
 
 CLEAN_STATUSES = (CrawlStatus.DB_GONE, CrawlStatus.DB_DUPLICATE)
 

@@ -35,11 +35,7 @@ from gossamer.index.documents import (
     IndexOptions,
 )
 from gossamer.plugins import settings_key
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.partitioning import KEY_PARTITIONER_NAME
-from gossamer.store.place import Place
-from gossamer.store.segment_files import table_present
-from gossamer.store.table import SUCCESS_MARKER, TableVersion
+from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER, Place, TableVersion, table_present
 
 METADATA = pa.map_(pa.string(), pa.string())
 INLINK_TYPE = pa.struct([pa.field("from_url", pa.string()), pa.field("anchor", pa.string())])

@@ -27,7 +27,7 @@ from functools import cache
 
 import tantivy
 
-from gossamer.plugins.api import IndexField
+from gossamer.plugins import IndexField
 
 ANALYZER_NAME = "default"
 KINDS = ("text", "raw", "date", "int", "float", "json")

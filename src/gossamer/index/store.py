@@ -30,10 +30,8 @@ from typing import Any
 import tantivy
 
 from gossamer.index.schema import fields_from_json, fields_to_json
-from gossamer.plugins.api import IndexField
-from gossamer.store.install import live_version_dir
-from gossamer.store.place import Place
-from gossamer.store.table import SUCCESS_MARKER, TableError, fsync_path
+from gossamer.plugins import IndexField
+from gossamer.store import SUCCESS_MARKER, Place, TableError, fsync_path, live_version_dir
 
 INDEX_FILE = "_index.json"
 _LOCK_SUFFIX = ".lock"

@@ -26,15 +26,14 @@ from typing import Any
 
 import tantivy
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.index.ballast import add_ballast, ballast_document, ballast_needed, engine_stats
 from gossamer.index.documents import json_value
 from gossamer.index.schema import build_schema
 from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of
 from gossamer.index.target import IndexTarget
-from gossamer.plugins.api import IndexField, IndexWriter
-from gossamer.plugins.registry import PluginInfo
-from gossamer.store.table import TableError
+from gossamer.plugins import IndexField, IndexWriter, PluginInfo
+from gossamer.store import TableError
 
 LOG = logging.getLogger(__name__)
 MIN_HEAP_PER_THREAD = 15_000_000

@@ -31,15 +31,21 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.index.cache import IndexCache, is_lock_file, local_live_version, version_key
 from gossamer.index.store import INDEX_FILE, IndexDescription, verify_index
-from gossamer.store.install import discard, install, new_staging_dir, recover
-from gossamer.store.location import as_place
-from gossamer.store.lock import TableLock
-from gossamer.store.place import Place
-from gossamer.store.table import SUCCESS_MARKER
-from gossamer.store.transfer import Copied, copy_tree
+from gossamer.store import (
+    SUCCESS_MARKER,
+    Copied,
+    Place,
+    TableLock,
+    as_place,
+    copy_tree,
+    discard,
+    install,
+    new_staging_dir,
+    recover,
+)
 
 
 class IndexTarget:

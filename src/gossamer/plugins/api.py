@@ -21,10 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from typing import Protocol as TypingProtocol
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.http import HttpExchange
-from gossamer.core.query import Clause
-from gossamer.core.records import Content, Inlink, ParseData, ParseText, ProtocolStatus
+from gossamer.core import Clause, Content, CrawlDatum, HttpExchange, Inlink, ParseData, ParseText, ProtocolStatus
 
 if TYPE_CHECKING:
     import tantivy

@@ -10,8 +10,7 @@ support is adding a plugin; the fetcher does not change.
 
 from __future__ import annotations
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.records import ProtocolStatus, ProtocolStatusCode
+from gossamer.core import CrawlDatum, ProtocolStatus, ProtocolStatusCode
 from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
 from gossamer.plugins.registry import PluginRepository
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import EXTENSION_POINTS, PluginNotConfigured
 
 ENTRY_POINT_GROUP = "gossamer.plugins"

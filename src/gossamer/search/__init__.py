@@ -10,7 +10,7 @@ search nodes (:func:`serve_node`, :mod:`.remote`).  The built-in QueryFilters
 :mod:`.query_filter_fields`) and register by entry point.
 """
 
-from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
+from gossamer.core import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.search.backend import HitDetails, SearchPage
 from gossamer.search.broker import Broker, Hit, SearchResults, SearchUnavailable
 from gossamer.search.node_server import serve as serve_node

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.search.backend import Candidate, HitDetails, SearchBackend, SearchPage, group_by_site, refill
 from gossamer.search.scoring import Stats
 

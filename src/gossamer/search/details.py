@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import tantivy
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.search.backend import Candidate, HitDetails, Snippet
 from gossamer.search.query_build import BuiltQuery
 

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 
 import tantivy
 
-from gossamer.core.query import Clause, Query
-from gossamer.core.settings import Settings
+from gossamer.core import Clause, Query, Settings
 from gossamer.index import analyze
 from gossamer.plugins import PluginRepository, QueryFilter
 from gossamer.search.query_parse import QuerySyntaxError

@@ -14,10 +14,8 @@ from typing import Any
 
 import tantivy
 
-from gossamer.core.query import Clause
-from gossamer.core.settings import Settings
-from gossamer.plugins.api import QueryFilter
-from gossamer.plugins.registry import PluginInfo
+from gossamer.core import Clause, Settings
+from gossamer.plugins import PluginInfo, QueryFilter
 from gossamer.search.query_build import QueryContext
 
 DEFAULT_FIELDS = ("url", "anchor", "title", "host", "content")

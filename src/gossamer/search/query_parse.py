@@ -32,7 +32,7 @@ import sys
 import unicodedata
 from collections.abc import Collection
 
-from gossamer.core.query import Clause, DateRange, Query
+from gossamer.core import Clause, DateRange, Query
 
 __all__ = ["DEFAULT_FIELDS", "RAW_FIELDS", "QuerySyntaxError", "parse_query", "tokenize"]
 

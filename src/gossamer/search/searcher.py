@@ -16,12 +16,10 @@ from pathlib import Path
 
 from fastwarc.warc import ArchiveIterator
 
-from gossamer.core.records import Inlink
-from gossamer.core.settings import Settings
+from gossamer.core import Inlink, Settings
 from gossamer.search.broker import Broker
 from gossamer.search.shards import ShardSet
-from gossamer.store.layout import CrawlLayout
-from gossamer.store.place import Place
+from gossamer.store import CrawlLayout, Place
 
 CACHED_LIMIT = 8 << 20
 

@@ -32,8 +32,7 @@ from typing import Any
 
 import tantivy
 
-from gossamer.core.query import Query
-from gossamer.core.settings import Settings
+from gossamer.core import Query, Settings
 from gossamer.index import (
     BALLAST_ID,
     EngineStats,
@@ -50,9 +49,7 @@ from gossamer.search.details import hit_details
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import Stats, exact_score, explain, idf_scale, leaves_of, ratio_bound
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.table import TableError
+from gossamer.store import Place, TableError, as_place
 
 LOG = logging.getLogger(__name__)
 

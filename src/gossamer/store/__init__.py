@@ -10,7 +10,7 @@
   :mod:`.parse_schemas`); the host-hash partitioner (:mod:`.partitioning`).
 """
 
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch, iter_datums
+from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch, iter_datums
 from gossamer.store.install import (
     CURRENT,
     OLD,
@@ -22,40 +22,119 @@ from gossamer.store.install import (
     recover,
 )
 from gossamer.store.layout import CrawlLayout
+from gossamer.store.linkdb_schema import LINKDB_SCHEMA, batch_to_rows, flat_inlinks, inlinks_array, linkdb_batch
 from gossamer.store.location import Location, as_place, is_uri
 from gossamer.store.lock import LockedError, TableLock
-from gossamer.store.partitioning import host_of, part_of_url
+from gossamer.store.parse_schemas import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA, SCHEMAS
+from gossamer.store.partitioning import (
+    KEY_PARTITIONER_NAME,
+    PARTITIONER_NAME,
+    host_of,
+    hosts_of,
+    part_of_url,
+    parts_of_keys,
+    parts_of_urls,
+)
 from gossamer.store.place import Place
 from gossamer.store.place_local import LocalPlace
-from gossamer.store.table import TableDescription, TableError, TableVersion, finish_version
-from gossamer.store.transfer import copy_tree
+from gossamer.store.segment_files import (
+    ShareOutput,
+    children,
+    clear_tables,
+    file_size,
+    local_copy,
+    make_dir,
+    modified_time,
+    place_text,
+    remove_tree,
+    sweep_unreported,
+    table_present,
+    warc_files,
+)
+from gossamer.store.segments import SegmentWriter, list_segments, new_segment_name, partition_key_function
+from gossamer.store.table import (
+    DESCRIPTION_FILE,
+    SUCCESS_MARKER,
+    PartWriter,
+    TableDescription,
+    TableError,
+    TableVersion,
+    finish_version,
+    fsync_path,
+    parquet_rows,
+    part_name,
+    parts_dataset,
+    read_parquet_file,
+)
+from gossamer.store.transfer import Copied, copy_tree
 
 __all__ = [
     "CRAWLDB_SCHEMA",
     "CURRENT",
-    "OLD",
-    "Place",
+    "Copied",
     "CrawlLayout",
+    "DESCRIPTION_FILE",
+    "KEY_PARTITIONER_NAME",
+    "LINKDB_SCHEMA",
     "LocalPlace",
     "Location",
     "LockedError",
+    "METADATA_TYPE",
+    "OLD",
+    "OUTLINK_TYPE",
+    "PARSE_DATA_SCHEMA",
+    "PARSE_TEXT_SCHEMA",
+    "PARTITIONER_NAME",
+    "PartWriter",
+    "Place",
+    "SCHEMAS",
+    "SUCCESS_MARKER",
+    "SegmentWriter",
+    "ShareOutput",
+    "TIMESTAMP",
     "TableDescription",
     "TableError",
     "TableLock",
     "TableVersion",
     "as_place",
     "batch_to_datums",
+    "batch_to_rows",
+    "children",
+    "clear_tables",
     "copy_tree",
     "datums_to_batch",
     "discard",
+    "file_size",
     "finish_version",
+    "flat_inlinks",
+    "fsync_path",
     "host_of",
+    "hosts_of",
+    "inlinks_array",
     "install",
     "is_uri",
     "iter_datums",
+    "linkdb_batch",
+    "list_segments",
     "live_version_dir",
+    "local_copy",
+    "make_dir",
+    "modified_time",
+    "new_segment_name",
     "new_staging_dir",
     "open_live",
+    "parquet_rows",
+    "part_name",
     "part_of_url",
+    "partition_key_function",
+    "parts_dataset",
+    "parts_of_keys",
+    "parts_of_urls",
+    "place_text",
+    "read_parquet_file",
     "recover",
+    "remove_tree",
+    "sweep_unreported",
+    "table_present",
+    "warc_files",
 ]

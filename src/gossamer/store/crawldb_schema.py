@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import pyarrow as pa
 
-from gossamer.core.datum import CrawlDatum
+from gossamer.core import CrawlDatum
 from gossamer.store.partitioning import hosts_of
 
 TIMESTAMP = pa.timestamp("ms", tz="UTC")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from gossamer.core.records import Inlink
+from gossamer.core import Inlink
 
 INLINK_TYPE = pa.struct([pa.field("from_url", pa.string(), nullable=False),
                          pa.field("anchor", pa.string(), nullable=False)])

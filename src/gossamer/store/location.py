@@ -39,7 +39,7 @@ from gossamer.store.place import Place
 from gossamer.store.place_local import LocalPlace
 
 if TYPE_CHECKING:
-    from gossamer.core.settings import Settings
+    from gossamer.core import Settings
 
 S3_SCHEMES = ("s3", "s3a")
 RENAME_SCHEMES = ("hdfs", "viewfs")

@@ -30,7 +30,7 @@ import socket
 import time
 import uuid
 
-from gossamer.core.processes import pid_alive
+from gossamer.core import pid_alive
 from gossamer.store.location import Location
 from gossamer.store.lock_holder import LockedError, LockHolder
 from gossamer.store.s3_conditional import ConditionalPutUnavailable, put_if_absent

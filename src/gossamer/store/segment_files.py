@@ -35,7 +35,7 @@ from gossamer.store.table import SUCCESS_MARKER
 from gossamer.store.transfer import copy_file, copy_tree, tree_files
 
 if TYPE_CHECKING:
-    from gossamer.core.settings import Settings
+    from gossamer.core import Settings
 
 GENERATE, FETCH = "crawl_generate", "crawl_fetch"
 WARC_SUFFIXES = (".warc.gz", ".warc")

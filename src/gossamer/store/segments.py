@@ -76,7 +76,7 @@ def partition_key_function(mode: str, seed: int = 0) -> Callable[[str], int]:
             return host
         if host not in cache:
             if mode == "byDomain":
-                from gossamer.core.urls import domain_of
+                from gossamer.core import domain_of
 
                 cache[host] = domain_of(host) if host else ""
             else:

@@ -15,8 +15,8 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from gossamer.core.settings import Settings
-from gossamer.store.place import Place
+from gossamer.core import Settings
+from gossamer.store import Place
 from gossamer.web import api, dashboard, opensearch, search_pages
 from gossamer.web.context import HERE, WebContext
 

@@ -16,9 +16,8 @@ from typing import Any
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
-from gossamer.core.settings import Settings
-from gossamer.store.layout import CrawlLayout
-from gossamer.store.place import Place
+from gossamer.core import Settings
+from gossamer.store import CrawlLayout, Place
 
 HERE = Path(__file__).parent
 MAX_QUERY_LENGTH = 1024

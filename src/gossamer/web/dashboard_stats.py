@@ -23,13 +23,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gossamer.core.status import status_name
+from gossamer.core import status_name
 from gossamer.crawl.readdb import connect, parquet_relation
 from gossamer.index import INDEX_FILE, IndexDescription, live_index
-from gossamer.store.install import live_version_dir
-from gossamer.store.layout import CrawlLayout
-from gossamer.store.segments import list_segments
-from gossamer.store.table import DESCRIPTION_FILE, TableError, TableVersion
+from gossamer.store import DESCRIPTION_FILE, CrawlLayout, TableError, TableVersion, list_segments, live_version_dir
 from gossamer.web.segment_stats import SegmentRow, new_urls_per_segment, segment_key, segment_row, tree_size
 
 HOST_SORTS = ("total", "fetched", "unfetched", "gone", "redirects", "errors", "host")

@@ -20,7 +20,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
 from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable
-from gossamer.store.table import TableError
+from gossamer.store import TableError
 from gossamer.web import hit_pages
 from gossamer.web.context import MAX_START, context
 from gossamer.web.render import BadRequest, check_url, error_page, page, search_params

@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from gossamer.core.status import CrawlStatus
+from gossamer.core import CrawlStatus
 from gossamer.crawl.readdb import connect
-from gossamer.store.table import DESCRIPTION_FILE, SUCCESS_MARKER, TableDescription, part_name
+from gossamer.store import DESCRIPTION_FILE, SUCCESS_MARKER, TableDescription, part_name
 
 TABLES = ("crawl_generate", "crawl_fetch", "crawl_parse", "parse_data")
 """The tables a segment row is computed from (their ``_table.json`` mtimes key the cache)."""

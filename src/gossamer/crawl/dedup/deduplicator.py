@@ -35,17 +35,20 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.reports import Report
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import CrawlStatus, Report, Settings
 from gossamer.crawl.dedup.duplicates import DEFAULT_COMPARE_ORDER, check_group, find_duplicates, parse_compare_order
-from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext
-from gossamer.engine.table_job import TableJobRun, run_table_job, table_lock
-from gossamer.store import discard, new_staging_dir, open_live, recover
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.location import as_place
-from gossamer.store.partitioning import part_of_url, parts_of_urls
-from gossamer.store.place import Place
+from gossamer.engine import Input, Job, ProgressFn, TableJobRun, TableSource, TaskContext, run_table_job, table_lock
+from gossamer.store import (
+    CRAWLDB_SCHEMA,
+    Place,
+    as_place,
+    discard,
+    new_staging_dir,
+    open_live,
+    part_of_url,
+    parts_of_urls,
+    recover,
+)
 
 _DUPLICATE = pa.scalar(int(CrawlStatus.DB_DUPLICATE), pa.uint8())
 _STATUS_INDEX = CRAWLDB_SCHEMA.get_field_index("status")

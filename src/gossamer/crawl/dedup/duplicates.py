@@ -27,13 +27,9 @@ from urllib.parse import unquote
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
-from gossamer.core.urls import domain_of
+from gossamer.core import CrawlStatus, Settings, domain_of
 from gossamer.engine import Input, Job, TableSource, TaskContext, run_job
-from gossamer.store.partitioning import KEY_PARTITIONER_NAME
-from gossamer.store.place import Place
-from gossamer.store.table import TableVersion, part_name, read_parquet_file
+from gossamer.store import KEY_PARTITIONER_NAME, Place, TableVersion, part_name, read_parquet_file
 
 GROUP_MODES = ("none", "host", "domain")
 CRITERIA = ("score", "fetchTime", "httpsOverHttp", "urlLength")

@@ -17,28 +17,28 @@ import asyncio
 import time
 from collections.abc import AsyncIterable, Callable, Iterable
 
-from gossamer.core.datum import (
+from gossamer.core import (
     META_CONTENT_TYPE,
+    META_ETAG,
     META_GENERATE_TIME,
     META_PROTOCOL_CODE,
     META_PROTOCOL_STATUS,
     META_REPR_URL,
     META_RESPONSE_TIME,
     CrawlDatum,
+    CrawlStatus,
+    ProtocolStatus,
+    ProtocolStatusCode,
+    Settings,
     now_millis,
+    retry_after_seconds,
+    status_name,
 )
-from gossamer.core.http import retry_after_seconds
-from gossamer.core.metadata import META_ETAG
-from gossamer.core.records import ProtocolStatus, ProtocolStatusCode
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus, status_name
 from gossamer.crawl.fetch.loop_helpers import STATUS_MAP, FetchRobots, RedirectTargets, representative_url
 from gossamer.crawl.fetch.queues import FetchItem, FetchQueues, QueueIdResolver
 from gossamer.crawl.fetch.results import FetchResult, FetchSink, FetchSummary, ListSink
 from gossamer.crawl.robots import RobotRules, RobotsPolicy, effective_delay
-from gossamer.plugins.api import Protocol, ProtocolOutput
-from gossamer.plugins.protocols import ProtocolSelector
-from gossamer.plugins.registry import PluginRepository
+from gossamer.plugins import PluginRepository, Protocol, ProtocolOutput, ProtocolSelector
 
 __all__ = ["FetchResult", "FetchRobots", "FetchSink", "FetchSummary", "ListSink", "RedirectTargets",
            "fetch_all", "time_limit_seconds"]

@@ -25,12 +25,22 @@ from collections.abc import Collection
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.segment_files import children, clear_tables, modified_time, sweep_unreported, table_present
-from gossamer.store.table import DESCRIPTION_FILE, TableDescription, TableError, TableVersion, finish_version
+from gossamer.store import (
+    DESCRIPTION_FILE,
+    Place,
+    TableDescription,
+    TableError,
+    TableVersion,
+    as_place,
+    children,
+    clear_tables,
+    finish_version,
+    modified_time,
+    sweep_unreported,
+    table_present,
+)
 
 LOG = logging.getLogger(__name__)
 STAGING = ".fetch-staging"

@@ -40,21 +40,13 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.http import agent_string
-from gossamer.core.reports import Report, sample_limit
-from gossamer.core.settings import Settings
+from gossamer.core import CrawlDatum, Report, Settings, agent_string, sample_limit
 from gossamer.crawl.fetch.fetcher import fetch_all
 from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch, prepare_fetch, recent_requests
 from gossamer.crawl.fetch.results import FetchSummary
 from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
 from gossamer.engine import TaskReporter, default_task_count, run_tasks
-from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.segment_files import ShareOutput
-from gossamer.store.segments import partition_key_function
-from gossamer.store.table import TableVersion
+from gossamer.store import Place, ShareOutput, TableVersion, as_place, batch_to_datums, partition_key_function
 
 LOG = logging.getLogger(__name__)
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from gossamer.core.records import ProtocolStatusCode
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import CrawlStatus, ProtocolStatusCode, Settings
 from gossamer.crawl.robots import RobotRules, RobotsCache, RobotsPolicy, allow_all, fetch_robots, robots_protocol
 from gossamer.plugins import Protocol
 
@@ -112,8 +110,7 @@ class RedirectTargets:
     @classmethod
     def from_settings(cls, settings: Settings) -> RedirectTargets:
         """Chains built from the plugin repository of ``settings``."""
-        from gossamer.plugins.registry import PluginRepository
-        from gossamer.plugins.urlchain import URLChain
+        from gossamer.plugins import PluginRepository, URLChain
 
         repository = PluginRepository(settings)
         chain = URLChain(repository, "fetcher")
@@ -125,8 +122,8 @@ class RedirectTargets:
             input_step = _identity
         scope: Callable[[str, str], bool] | None = None
         if settings.get_bool("db.ignore.also.redirects"):
-            from gossamer.plugins.api import URLExemptionFilter
-            from gossamer.plugins.support.linkscope import LinkScope
+            from gossamer.plugins import URLExemptionFilter
+            from gossamer.plugins.support import LinkScope
 
             link_scope = LinkScope(settings, repository.chain(URLExemptionFilter))
             if link_scope.ignore_external or link_scope.ignore_internal:

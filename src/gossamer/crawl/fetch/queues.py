@@ -23,9 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.settings import Settings
-from gossamer.core.urls import domain_of
+from gossamer.core import CrawlDatum, Settings, domain_of
 
 
 @dataclass(slots=True)

@@ -6,10 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.http import HttpExchange
-from gossamer.core.records import Content
-from gossamer.core.reports import Report
+from gossamer.core import Content, CrawlDatum, HttpExchange, Report
 
 
 @dataclass

@@ -23,16 +23,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.metadata import WARC_RECORD_KEY
-from gossamer.core.reports import sample_limit
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import WARC_RECORD_KEY, CrawlDatum, CrawlStatus, Settings, sample_limit
 from gossamer.crawl.fetch.results import FetchResult
 from gossamer.crawl.fetch.warc import WarcFileWriter
-from gossamer.engine.sorted_part import SortedPartWriter
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, datums_to_batch
-from gossamer.store.table import part_name
+from gossamer.engine import SortedPartWriter
+from gossamer.store import CRAWLDB_SCHEMA, datums_to_batch, part_name
 
 FLUSH_ROWS = 2000
 CRAWL_FETCH = "crawl_fetch"

@@ -24,7 +24,7 @@ from typing import BinaryIO
 from fastwarc.stream_io import GzipWriter
 from fastwarc.warc import WarcRecord, WarcRecordType
 
-from gossamer.core.http import HttpExchange
+from gossamer.core import HttpExchange
 
 RENAMED_HEADERS = {"transfer-encoding": "X-Crawler-Transfer-Encoding"}
 """Response headers that no longer describe the stored body, and their new names."""

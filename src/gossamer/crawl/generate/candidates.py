@@ -32,8 +32,7 @@ import pyarrow.compute as pc
 
 from gossamer.engine import TaskContext
 from gossamer.plugins import task_chain
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.partitioning import hosts_of
+from gossamer.store import CRAWLDB_SCHEMA, hosts_of
 
 ORDER_KEY = "order_key"
 COUNT_KEY = "count_key"
@@ -129,7 +128,7 @@ class SelectCandidates:
         hosts = hosts_of(urls)
         if not self.by_domain:
             return hosts
-        from gossamer.core.urls import domain_of
+        from gossamer.core import domain_of
 
         encoded = pc.dictionary_encode(hosts)
         domains = pa.array([domain_of(h) for h in encoded.dictionary.to_pylist()], pa.string())

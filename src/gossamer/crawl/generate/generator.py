@@ -25,17 +25,22 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.datum import META_GENERATE_TIME, now_millis
-from gossamer.core.reports import Report
-from gossamer.core.settings import Settings
+from gossamer.core import META_GENERATE_TIME, Report, Settings, now_millis
 from gossamer.crawl.generate.selection import SelectOptions, select
-from gossamer.engine import Input, Job, TableSource, TaskContext
-from gossamer.engine.table_job import TableJobRun, run_table_job, table_lock
-from gossamer.store import TableLock, open_live, recover
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.segments import SegmentWriter, new_segment_name, partition_key_function
+from gossamer.engine import Input, Job, TableJobRun, TableSource, TaskContext, run_table_job, table_lock
+from gossamer.store import (
+    CRAWLDB_SCHEMA,
+    Place,
+    SegmentWriter,
+    TableLock,
+    as_place,
+    batch_to_datums,
+    datums_to_batch,
+    new_segment_name,
+    open_live,
+    partition_key_function,
+    recover,
+)
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from gossamer.core.datum import META_GENERATE_TIME, CrawlDatum
-from gossamer.core.settings import Settings
-from gossamer.core.status import status_by_name
+from gossamer.core import META_GENERATE_TIME, CrawlDatum, Settings, status_by_name
 from gossamer.crawl.generate.candidates import (
     CANDIDATE_SCHEMA,
     COUNT_KEY,
@@ -44,11 +42,15 @@ from gossamer.crawl.generate.candidates import (
 )
 from gossamer.crawl.readdb import connect, parts_relation
 from gossamer.engine import Input, Job, TableSource, run_job
-from gossamer.store import discard, new_staging_dir
-from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.partitioning import KEY_PARTITIONER_NAME
-from gossamer.store.place import Place
-from gossamer.store.table import TableVersion, part_name
+from gossamer.store import (
+    KEY_PARTITIONER_NAME,
+    Place,
+    TableVersion,
+    batch_to_datums,
+    discard,
+    new_staging_dir,
+    part_name,
+)
 
 
 @dataclass(frozen=True)

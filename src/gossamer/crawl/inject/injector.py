@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gossamer.core.datum import now_millis
-from gossamer.core.settings import Settings
+from gossamer.core import Settings, now_millis
 from gossamer.crawl.inject.seed_merge import ExistingMapper, InjectOptions, InjectReducer, SeedMapper
-from gossamer.engine import Input, Job, ProgressFn, TableSource, TextSource
-from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA
-from gossamer.store.place import Place
+from gossamer.engine import Input, Job, ProgressFn, TableJobReport, TableJobRun, TableSource, TextSource, run_table_job
+from gossamer.store import CRAWLDB_SCHEMA, Place
 
 
 @dataclass

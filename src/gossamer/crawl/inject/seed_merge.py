@@ -19,14 +19,11 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.datum import META_FIXED_INTERVAL, CrawlDatum
-from gossamer.core.status import CrawlStatus
-from gossamer.core.urls import url_problem
+from gossamer.core import META_FIXED_INTERVAL, CrawlDatum, CrawlStatus, url_problem
 from gossamer.crawl.inject.seeds import SeedError, is_seed_text, parse_seed_line
 from gossamer.engine import TaskContext
 from gossamer.plugins import PluginRepository, ScoringFilter, settings_key, task_chain
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch
-from gossamer.store.partitioning import hosts_of
+from gossamer.store import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch, hosts_of
 
 SCOPE = "inject"
 

@@ -18,10 +18,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from gossamer.core.records import Inlink
+from gossamer.core import Inlink
 from gossamer.crawl.readdb import prepare_output_dir
-from gossamer.store.linkdb_schema import batch_to_rows
-from gossamer.store.table import TableVersion
+from gossamer.store import TableVersion, batch_to_rows
 
 FORMATS = ("normal", "json")
 NOT_FOUND = " - no link information."

@@ -28,12 +28,10 @@ from itertools import pairwise
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.records import ParseStatusCode
-from gossamer.core.settings import Settings
+from gossamer.core import ParseStatusCode, Settings
 from gossamer.engine import TaskContext, arange
 from gossamer.plugins import task_chain
-from gossamer.store.linkdb_schema import flat_inlinks, inlinks_array, linkdb_batch
-from gossamer.store.partitioning import hosts_of
+from gossamer.store import flat_inlinks, hosts_of, inlinks_array, linkdb_batch
 
 SCOPE = "linkdb"
 """The URL normalizer scope of every linkdb job."""

@@ -27,18 +27,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gossamer.core.records import Inlink
-from gossamer.core.reports import Report
-from gossamer.core.settings import Settings
+from gossamer.core import Inlink, Report, Settings
 from gossamer.crawl.linkdb.inversion import InvertMapper, LinkDbFilter, LinkDbReducer, LinkDbSettings
-from gossamer.engine import Input, Job, ProgressFn, TableSource
-from gossamer.engine.table_job import TableJobRun, run_table_job
-from gossamer.store.install import live_version_dir, open_live
-from gossamer.store.linkdb_schema import LINKDB_SCHEMA, batch_to_rows
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.segment_files import place_text, table_present
-from gossamer.store.table import TableError, TableVersion
+from gossamer.engine import Input, Job, ProgressFn, TableJobRun, TableSource, run_table_job
+from gossamer.store import (
+    LINKDB_SCHEMA,
+    Place,
+    TableError,
+    TableVersion,
+    as_place,
+    batch_to_rows,
+    live_version_dir,
+    open_live,
+    place_text,
+    table_present,
+)
 
 KIND = "linkdb"
 PARSE_DATA = "parse_data"

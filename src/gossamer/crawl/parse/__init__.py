@@ -14,7 +14,7 @@ docs/parsing.md describes the behaviour, every setting read and the table schema
 from gossamer.crawl.parse.job import ParseReport, parse_segment
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser, ParsedPage
-from gossamer.store.parse_schemas import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
+from gossamer.store import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
 
 __all__ = [
     "PARSE_DATA_SCHEMA",

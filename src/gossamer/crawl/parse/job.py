@@ -35,20 +35,18 @@ from dataclasses import dataclass, field
 
 import pyarrow.compute as pc
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.records import Content
-from gossamer.core.reports import Report, sample_limit
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import Content, CrawlDatum, CrawlStatus, Report, Settings, sample_limit
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser
 from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
 from gossamer.engine import TaskReporter, default_task_count, run_tasks
-from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.segment_files import (
+from gossamer.store import (
+    Place,
     ShareOutput,
+    TableError,
+    TableVersion,
+    as_place,
+    batch_to_datums,
     file_size,
     local_copy,
     remove_tree,
@@ -56,7 +54,6 @@ from gossamer.store.segment_files import (
     table_present,
     warc_files,
 )
-from gossamer.store.table import TableError, TableVersion
 
 LOG = logging.getLogger(__name__)
 STAGING = ".parse-staging"

@@ -25,12 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gossamer.core.records import Outlink
-from gossamer.core.settings import Settings
-from gossamer.plugins.api import URLExemptionFilter
-from gossamer.plugins.registry import PluginRepository
-from gossamer.plugins.support.linkscope import LinkScope, is_exempted, link_origin
-from gossamer.plugins.urlchain import URLChain
+from gossamer.core import Outlink, Settings
+from gossamer.plugins import PluginRepository, URLChain, URLExemptionFilter
+from gossamer.plugins.support import LinkScope, is_exempted, link_origin
 
 _MISSING = object()
 

@@ -15,14 +15,20 @@ import os
 import time
 from pathlib import Path
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.crawl.parse.page import ParsedPage
 from gossamer.crawl.parse.page_buffer import PageBuffer
-from gossamer.engine.sorted_part import SortedPartWriter
-from gossamer.store.parse_schemas import SCHEMAS
-from gossamer.store.place import Place
-from gossamer.store.segment_files import make_dir
-from gossamer.store.table import PartWriter, TableDescription, finish_version, parquet_rows, part_name
+from gossamer.engine import SortedPartWriter
+from gossamer.store import (
+    SCHEMAS,
+    PartWriter,
+    Place,
+    TableDescription,
+    finish_version,
+    make_dir,
+    parquet_rows,
+    part_name,
+)
 
 FLUSH_PAGES = 1000
 """Pages buffered as Python rows before one conversion to Arrow."""

@@ -30,15 +30,24 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from gossamer.core.datum import META_REPR_URL, CrawlDatum, now_millis
-from gossamer.core.metadata import DIGEST_KEY, REFRESH_SECONDS, REFRESH_URL
-from gossamer.core.records import Content, Outlink, ParseData, ParseStatusCode, ParseText
-from gossamer.core.settings import Settings
-from gossamer.core.status import CrawlStatus
+from gossamer.core import (
+    DIGEST_KEY,
+    META_REPR_URL,
+    REFRESH_SECONDS,
+    REFRESH_URL,
+    Content,
+    CrawlDatum,
+    CrawlStatus,
+    Outlink,
+    ParseData,
+    ParseStatusCode,
+    ParseText,
+    Settings,
+    now_millis,
+)
 from gossamer.crawl.parse.outlinks import OutlinkFilter
 from gossamer.crawl.parse.parsers import ParserSelector
-from gossamer.plugins.api import HtmlParseFilter, Parser, ParseResult, ScoringFilter, Signature
-from gossamer.plugins.registry import PluginRepository
+from gossamer.plugins import HtmlParseFilter, Parser, ParseResult, PluginRepository, ScoringFilter, Signature
 
 LOG = logging.getLogger(__name__)
 

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.store.crawldb_schema import datums_to_batch
-from gossamer.store.parse_schemas import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
+from gossamer.core import CrawlDatum
+from gossamer.store import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA, datums_to_batch
 
 if TYPE_CHECKING:
     from gossamer.crawl.parse.page import ParsedPage

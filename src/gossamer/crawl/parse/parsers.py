@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gossamer.core.records import Content
-from gossamer.plugins.api import Parser
+from gossamer.core import Content
+from gossamer.plugins import Parser
 
 GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream", "application/unknown",
                            "unknown/unknown", "application/x-unknown-content-type", "content/unknown"})

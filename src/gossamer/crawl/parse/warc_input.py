@@ -21,10 +21,17 @@ from pathlib import Path
 import brotli
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
-from gossamer.core.http import DECOMPRESSED_LIMIT_PROPERTY, DEFAULT_DECOMPRESSED_LIMIT
-from gossamer.core.metadata import DECODING_ERROR, TRUNCATED, TRUNCATED_REASON, WARC_RECORD_KEY
-from gossamer.core.records import Content
-from gossamer.core.settings import Settings, SettingsError
+from gossamer.core import (
+    DECODING_ERROR,
+    DECOMPRESSED_LIMIT_PROPERTY,
+    DEFAULT_DECOMPRESSED_LIMIT,
+    TRUNCATED,
+    TRUNCATED_REASON,
+    WARC_RECORD_KEY,
+    Content,
+    Settings,
+    SettingsError,
+)
 
 CHUNK = 65536
 

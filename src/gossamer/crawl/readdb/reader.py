@@ -19,11 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from gossamer.core.datum import SECONDS_PER_DAY, CrawlDatum, java_date, java_float
-from gossamer.core.status import status_by_name
+from gossamer.core import SECONDS_PER_DAY, CrawlDatum, java_date, java_float, status_by_name
 from gossamer.crawl.readdb.stats import connect, parquet_relation
-from gossamer.store.crawldb_schema import batch_to_datums
-from gossamer.store.table import TableVersion
+from gossamer.store import TableVersion, batch_to_datums
 
 FORMATS = ("normal", "csv", "json")
 CSV_HEADER = ["Url", "Status code", "Status name", "Fetch Time", "Modified Time", "Retries since fetch",

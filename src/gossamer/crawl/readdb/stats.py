@@ -13,11 +13,8 @@ from typing import Any
 
 import duckdb
 
-from gossamer.core.datum import java_date
-from gossamer.core.status import status_name
-from gossamer.store.location import as_place
-from gossamer.store.place import Place
-from gossamer.store.table import TableError, TableVersion, parts_dataset
+from gossamer.core import java_date, status_name
+from gossamer.store import Place, TableError, TableVersion, as_place, parts_dataset
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from urllib.parse import urlsplit
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.crawl.robots.rules import DEFAULT_PORTS, RobotRules, RobotsPolicy, allow_all, rules_for_response
 from gossamer.plugins import PluginRepository, Protocol, ProtocolSelector, RobotsRequest
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.crawl.robots.parser import NEEDS_NORMALIZING, Rule, normalize_path, parse_rules
 
 Mode = Literal["some", "all", "none"]

@@ -18,17 +18,18 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
-from gossamer.core.datum import META_GENERATE_TIME, CrawlDatum
-from gossamer.core.settings import Settings
-from gossamer.core.status import (
+from gossamer.core import (
+    META_GENERATE_TIME,
     STATE_MODIFIED,
     STATE_NOTMODIFIED,
     STATE_UNKNOWN,
     STATUS_DB_MAX,
     STATUS_FETCH_MAX,
+    CrawlDatum,
     CrawlStatus,
+    Settings,
 )
-from gossamer.plugins.api import FetchSchedule, ScoringFilter
+from gossamer.plugins import FetchSchedule, ScoringFilter
 
 LOG = logging.getLogger(__name__)
 

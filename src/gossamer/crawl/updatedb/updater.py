@@ -22,18 +22,31 @@ from operator import attrgetter
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.datum import CrawlDatum, now_millis
-from gossamer.core.settings import Settings
+from gossamer.core import CrawlDatum, Settings, now_millis
 from gossamer.crawl.updatedb.state_machine import UpdateContext, UpdateSettings, keep_old, reduce_values
-from gossamer.engine import Input, Job, ProgressFn, TableSource, TaskContext, arange
-from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job
+from gossamer.engine import (
+    Input,
+    Job,
+    ProgressFn,
+    TableJobReport,
+    TableJobRun,
+    TableSource,
+    TaskContext,
+    arange,
+    run_table_job,
+)
 from gossamer.plugins import FetchSchedule, PluginRepository, ScoringFilter, URLChain, settings_key, task_chain
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, batch_to_datums, datums_to_batch
-from gossamer.store.location import as_place
-from gossamer.store.partitioning import hosts_of
-from gossamer.store.place import Place
-from gossamer.store.segment_files import place_text, table_present
-from gossamer.store.table import TableVersion
+from gossamer.store import (
+    CRAWLDB_SCHEMA,
+    Place,
+    TableVersion,
+    as_place,
+    batch_to_datums,
+    datums_to_batch,
+    hosts_of,
+    place_text,
+    table_present,
+)
 
 SEGMENT_INPUTS = ("crawl_fetch", "crawl_parse")
 

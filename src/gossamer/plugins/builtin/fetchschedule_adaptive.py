@@ -24,9 +24,14 @@ import math
 import struct
 from urllib.parse import urlsplit
 
-from gossamer.core.datum import META_CONTENT_TYPE, META_FIXED_INTERVAL, CrawlDatum
-from gossamer.core.settings import Settings
-from gossamer.core.status import STATE_MODIFIED, STATE_NOTMODIFIED
+from gossamer.core import (
+    META_CONTENT_TYPE,
+    META_FIXED_INTERVAL,
+    STATE_MODIFIED,
+    STATE_NOTMODIFIED,
+    CrawlDatum,
+    Settings,
+)
 from gossamer.plugins.api import PluginNotConfigured
 from gossamer.plugins.builtin.fetchschedule_default import AbstractFetchSchedule
 from gossamer.plugins.registry import PluginInfo

@@ -5,9 +5,7 @@ Times are epoch milliseconds, intervals seconds (reference §7.1).
 
 from __future__ import annotations
 
-from gossamer.core.datum import MILLIS_PER_DAY, CrawlDatum, now_millis
-from gossamer.core.settings import Settings
-from gossamer.core.status import STATE_MODIFIED, CrawlStatus
+from gossamer.core import MILLIS_PER_DAY, STATE_MODIFIED, CrawlDatum, CrawlStatus, Settings, now_millis
 from gossamer.plugins.api import FetchSchedule
 from gossamer.plugins.registry import PluginInfo
 

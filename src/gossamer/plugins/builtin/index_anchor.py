@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.registry import PluginInfo
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from gossamer.core.settings import Settings
-from gossamer.core.urls import domain_of
+from gossamer.core import Settings, domain_of
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.registry import PluginInfo
-from gossamer.store.partitioning import host_of
+from gossamer.store import host_of
 
 
 def cut(text: str, limit: int) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_more import header
 from gossamer.plugins.registry import PluginInfo

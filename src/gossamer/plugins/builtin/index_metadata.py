@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput, PluginNotConfigured
 from gossamer.plugins.registry import PluginInfo
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_basic import millis_to_datetime
 from gossamer.plugins.registry import PluginInfo

@@ -34,9 +34,7 @@ from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
-from gossamer.core.metadata import REFRESH_SECONDS, REFRESH_URL
-from gossamer.core.records import Content, ParseData, ParseStatusCode, ParseText
-from gossamer.core.settings import Settings
+from gossamer.core import REFRESH_SECONDS, REFRESH_URL, Content, ParseData, ParseStatusCode, ParseText, Settings
 from gossamer.plugins.api import Parser, ParseResult
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
-from gossamer.core.records import Outlink
+from gossamer.core import Outlink
 
 LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src", "script": "src",
                    "link": "href", "img": "src", "source": "src"}

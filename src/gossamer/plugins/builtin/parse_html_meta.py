@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gossamer.core.metadata import robots_words
+from gossamer.core import robots_words
 
 
 @dataclass

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from gossamer.core.records import Content, Outlink, ParseData, ParseStatusCode, ParseText
-from gossamer.core.settings import Settings
+from gossamer.core import Content, Outlink, ParseData, ParseStatusCode, ParseText, Settings
 from gossamer.plugins.api import Parser, ParseResult
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.registry import PluginInfo

@@ -23,16 +23,23 @@ from urllib.parse import urljoin, urlsplit
 import aiohttp
 import brotli
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.http import (
+from gossamer.core import (
+    DECODING_ERROR,
     DECOMPRESSED_LIMIT_PROPERTY,
     DEFAULT_DECOMPRESSED_LIMIT,
+    META_COOKIE,
+    META_ETAG,
+    TRUNCATED,
+    TRUNCATED_REASON,
+    Content,
+    CrawlDatum,
     HttpExchange,
+    ProtocolStatus,
+    ProtocolStatusCode,
+    Settings,
+    SettingsError,
     agent_string,
 )
-from gossamer.core.metadata import DECODING_ERROR, META_COOKIE, META_ETAG, TRUNCATED, TRUNCATED_REASON
-from gossamer.core.records import Content, ProtocolStatus, ProtocolStatusCode
-from gossamer.core.settings import Settings, SettingsError
 from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
 from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
 from gossamer.plugins.builtin.http_robots import fetch_robots_http

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gossamer.core.datum import CrawlDatum
-from gossamer.core.records import Content, Inlink
-from gossamer.core.settings import Settings
+from gossamer.core import Content, CrawlDatum, Inlink, Settings
 from gossamer.plugins.api import ParseResult, ScoringFilter
 from gossamer.plugins.registry import PluginInfo
-from gossamer.store.partitioning import host_of
+from gossamer.store import host_of
 
 SCORE_KEY = "nutch.crawl.score"
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from gossamer.core.records import Content
-from gossamer.core.settings import Settings
+from gossamer.core import Content, Settings
 from gossamer.plugins.api import ParseResult, Signature
 from gossamer.plugins.registry import PluginInfo
 

@@ -18,8 +18,7 @@ import re
 import struct
 from collections import Counter
 
-from gossamer.core.records import Content
-from gossamer.core.settings import Settings
+from gossamer.core import Content, Settings
 from gossamer.plugins.api import ParseResult, Signature
 from gossamer.plugins.builtin.signature_md5 import MD5Signature
 from gossamer.plugins.registry import PluginInfo

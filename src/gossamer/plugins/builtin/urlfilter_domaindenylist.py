@@ -11,7 +11,7 @@ spite of its comment saying otherwise).  Gossamer ships Nutch's empty template.
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.domains import read_domain_list, url_listed

@@ -33,8 +33,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 
-from gossamer.core.settings import Settings
-from gossamer.core.urls import UrlParts, split_url
+from gossamer.core import Settings, UrlParts, split_url
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.javaregex import JavaRegexError, compile_java

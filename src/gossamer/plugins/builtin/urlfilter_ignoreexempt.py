@@ -10,7 +10,7 @@ active rule, so nothing is exempt until rules are added.
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLExemptionFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.regexrules import RegexRuleSet, parse_rules

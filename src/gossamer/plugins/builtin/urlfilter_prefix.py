@@ -11,7 +11,7 @@ plugin is not configured and leaves the chain.
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.rulefiles import RuleText, load_rules

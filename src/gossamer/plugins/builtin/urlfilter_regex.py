@@ -11,7 +11,7 @@ The format and its semantics are described in
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.regexrules import RegexRule, RegexRuleSet, parse_rules

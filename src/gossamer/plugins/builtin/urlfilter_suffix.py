@@ -18,8 +18,7 @@ binary suffixes).
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
-from gossamer.core.urls import split_url
+from gossamer.core import Settings, split_url
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.rulefiles import RuleText, load_rules

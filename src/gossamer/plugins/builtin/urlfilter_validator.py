@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
 

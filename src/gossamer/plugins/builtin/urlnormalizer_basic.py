@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support import idn

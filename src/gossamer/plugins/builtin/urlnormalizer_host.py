@@ -17,7 +17,7 @@ written (the basic normalizer lowercases them first in the default chain).
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.hostrules import host_rule_lines, read_host_rules

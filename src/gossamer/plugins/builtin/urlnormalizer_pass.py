@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
 

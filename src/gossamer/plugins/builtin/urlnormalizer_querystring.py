@@ -9,7 +9,7 @@ returned unchanged; scope is ignored.  Nothing is decoded or re-encoded.
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.javaurl import parse_java_url, with_parts

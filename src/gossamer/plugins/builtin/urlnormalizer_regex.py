@@ -32,7 +32,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import PluginNotConfigured, URLNormalizer
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.conffiles import find_conf_file, read_conf_text

@@ -16,7 +16,7 @@ the new path.
 
 from __future__ import annotations
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.hostrules import host_rule_lines, read_host_rules

@@ -1,1 +1,9 @@
-"""Helpers of built-in plugins: Java regex and URL semantics, rule and config files, domain lists, link scope."""
+"""Helpers of built-in plugins: Java regex and URL semantics, rule and config files, domain lists, link scope.
+
+Public face for the crawl: :class:`LinkScope` (which outlinks and redirects stay in scope,
+``db.ignore.*``), :func:`is_exempted` and :func:`link_origin`.
+"""
+
+from gossamer.plugins.support.linkscope import LinkScope, is_exempted, link_origin
+
+__all__ = ["LinkScope", "is_exempted", "link_origin"]

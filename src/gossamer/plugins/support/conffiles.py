@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.api import PluginNotConfigured
 
 PACKAGED_CONF = Path(__file__).resolve().parents[2] / "conf"

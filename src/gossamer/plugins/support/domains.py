@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gossamer.core.urls import domain_and_suffix, url_host
+from gossamer.core import domain_and_suffix, url_host
 
 
 def read_domain_list(lines: Iterable[tuple[int, str]]) -> frozenset[str]:

@@ -15,7 +15,7 @@ import re
 import warnings
 from collections.abc import Iterator
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.support.rulefiles import RuleText, load_rules
 
 _SPLIT = re.compile(r"[ \t]+")

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gossamer.core.settings import Settings
-from gossamer.core.urls import domain_of, url_host
+from gossamer.core import Settings, domain_of, url_host
 from gossamer.plugins.api import URLExemptionFilter
 
 BY_HOST = "byHost"

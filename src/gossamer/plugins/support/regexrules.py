@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gossamer.core.urls import domain_of, url_host
+from gossamer.core import domain_of, url_host
 from gossamer.plugins.support.javaregex import JavaRegexError, compile_java
 from gossamer.plugins.support.rulefiles import RuleText
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from gossamer.core.settings import Settings
+from gossamer.core import Settings
 from gossamer.plugins.support.conffiles import read_conf_text
 
 log = logging.getLogger(__name__)
