@@ -166,7 +166,8 @@ def run_tasks(settings: Settings, name: str, function: Callable[..., Any], calls
     retries it up to ``spark.task.maxFailures`` times; the task rewrites its part from
     scratch).  Speculative execution would run a fetch task twice at once, so it is
     refused here.  Relative :class:`~pathlib.Path` arguments (also inside lists, tuples and
-    dicts) are made absolute first: executors run in their own working directories.
+    dicts) are made absolute first: executors run in their own working directories; places inside other
+    objects (a job's dataclass of task arguments) must be absolute already (``Place.absolute()``).
     """
     context = spark_session(settings, f"gossamer-{name}").sparkContext
     if context.getConf().get("spark.speculation", "false").lower() == "true":

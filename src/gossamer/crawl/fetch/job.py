@@ -321,7 +321,8 @@ def fetch_segment(segment: Place | str, settings: Settings, options: FetchOption
     prepare_fetch(segment)  # what a crashed run left
     processes = process_count(settings, options.processes)
     total_threads = options.threads or settings.get_int("fetcher.threads.fetch")
-    task = ShareTask(segment, settings, processes, max(1, -(-total_threads // processes)), parse,
+    # absolute: a task may run in another working directory (a Spark executor)
+    task = ShareTask(segment.absolute(), settings, processes, max(1, -(-total_threads // processes)), parse,
                      _shares(segment, settings, processes), recent_requests(segment, settings))
     report = FetchReport(segment.name, processes, sample_limit=sample_limit(settings))
     started = time.monotonic()
