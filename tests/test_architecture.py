@@ -169,22 +169,31 @@ def test_no_lazy_module_getattr() -> None:
         assert "__getattr__" not in names, f"{module} defines a module __getattr__"
 
 
+def _nodes_outside(package: str) -> Iterator[tuple[str, ast.AST]]:
+    """``(file:line, node)`` for every AST node of every module outside top-level ``package``."""
+    for module, path in MODULES.items():
+        if _top(module) != package:
+            for node in ast.walk(ast.parse(path.read_text())):
+                yield f"{path.relative_to(SRC)}:{getattr(node, 'lineno', 0)}", node
+
+
+def _imported_names(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    return [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+
+
 def test_only_the_engine_knows_spark() -> None:
     """No module outside ``gossamer.engine`` imports pyspark or the Spark engine: jobs and tasks are written once."""
-    offenders = []
-    for module, path in MODULES.items():
-        if _top(module) == "engine":
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            offenders += [f"{module}: {n}" for n in names if n.startswith(("pyspark", "gossamer.engine.spark"))]
+    offenders = [where for where, node in _nodes_outside("engine")
+                 if any(n.startswith(("pyspark", "gossamer.engine.spark")) for n in _imported_names(node))]
     assert not offenders, offenders
 
 
-def _isinstance_names(node: ast.Call) -> set[str]:
+def _isinstance_names(node: ast.AST) -> set[str]:
     """Names of the classes an ``isinstance`` call tests against (``Path``, ``Location`` …)."""
-    if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+            and len(node.args) == 2):
         return set()
     return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node.args[1])
             if isinstance(n, ast.Name | ast.Attribute)}
@@ -192,12 +201,6 @@ def _isinstance_names(node: ast.Call) -> set[str]:
 
 def test_places_are_not_told_apart_outside_the_store() -> None:
     """One place type: outside ``gossamer.store`` nobody asks whether a place is a Path or a Location."""
-    offenders = []
-    for module, path in MODULES.items():
-        if _top(module) == "store":
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and _isinstance_names(node) & {"Path", "PosixPath", "Location",
-                                                                         "LocalPlace"}:
-                offenders.append(f"{MODULES[module].relative_to(SRC)}:{node.lineno}")
+    offenders = [where for where, node in _nodes_outside("store")
+                 if _isinstance_names(node) & {"Path", "PosixPath", "Location", "LocalPlace"}]
     assert not offenders, "isinstance on a place outside gossamer.store: " + ", ".join(offenders)
