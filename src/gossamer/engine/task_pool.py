@@ -1,9 +1,11 @@
-"""The local engine's task runner: one spawned process per task, progress through a queue.
+"""The local engine's task runner: one spawned process per task, one message queue.
 
 See :mod:`gossamer.engine.task_runner` for the contract.  Every task process is a
 daemon started with the ``spawn`` method (no state inherited from the driver) and
-named ``gossamer-<set name>-<index>``.  The driver polls the result queue, relays
-progress values to the job's callback, restarts a task whose process died (when the
+named ``gossamer-<set name>-<index>``.  A task's progress values and its result travel
+on one queue, so every value a task reported reaches the job's callback before the
+task counts as done (two queues would race at the end).  The driver relays progress
+values to the job's callback, restarts a task whose process died (when the
 set is retryable and ``engine.task.retries`` allows) and, on any failure or
 interruption, terminates every task process before it returns or raises.
 """
@@ -26,22 +28,25 @@ POLL_SECONDS = 0.25
 
 
 class QueueReporter:
-    """A task process's reporter: values go to the driver through a queue."""
+    """A task process's reporter: values go to the driver through the set's queue."""
 
-    def __init__(self, index: int, updates: Any) -> None:
-        self.index, self.updates = index, updates
+    def __init__(self, index: int, messages: Any) -> None:
+        self.index, self.messages = index, messages
 
     def report(self, value: Any) -> None:
-        """Queue ``(index, value)`` for the driver."""
-        self.updates.put((self.index, value))
+        """Queue ``(PROGRESS, index, value)`` for the driver."""
+        self.messages.put((PROGRESS, self.index, value))
 
 
-def _task_main(function: Callable[..., Any], call: tuple, index: int, updates: Any, results: Any) -> None:
-    """Body of a task process: run the task, put ``(index, result, error)`` on the result queue."""
+PROGRESS, RESULT = "progress", "result"
+
+
+def _task_main(function: Callable[..., Any], call: tuple, index: int, messages: Any) -> None:
+    """Body of a task process: run the task, queue ``(RESULT, index, (result, error))``."""
     try:
-        results.put((index, function(*call, QueueReporter(index, updates)), ""))
+        messages.put((RESULT, index, (function(*call, QueueReporter(index, messages)), "")))
     except BaseException as exc:  # noqa: BLE001 - reported to the driver, which fails the set
-        results.put((index, None, f"{type(exc).__name__}: {exc}"))
+        messages.put((RESULT, index, (None, f"{type(exc).__name__}: {exc}")))
 
 
 def run_local_tasks(settings: Settings, name: str, function: Callable[..., R], calls: Sequence[tuple],
@@ -63,14 +68,14 @@ class _Supervisor:
         self.name, self.function, self.calls, self.progress = name, function, calls, progress
         self.retries_left = settings.get_int("engine.task.retries") if retryable else 0
         self.context = multiprocessing.get_context("spawn")
-        self.updates, self.results = self.context.Queue(), self.context.Queue()
+        self.messages = self.context.Queue()
         self.processes: dict[int, BaseProcess] = {}
         self.done: dict[int, Any] = {}
 
     def _start(self, index: int) -> None:
         process = self.context.Process(
             target=_task_main, name=f"gossamer-{self.name.split()[0]}-{index}", daemon=True,
-            args=(self.function, self.calls[index], index, self.updates, self.results))
+            args=(self.function, self.calls[index], index, self.messages))
         process.start()
         self.processes[index] = process
 
@@ -79,34 +84,38 @@ class _Supervisor:
             for index in range(len(self.calls)):
                 self._start(index)
             while len(self.done) < len(self.calls):
-                self._collect()
-                self._relay()
+                self._receive()
                 self._check_dead()
         finally:
             self._stop()
         return [self.done[index] for index in range(len(self.calls))]
 
-    def _collect(self) -> None:
+    def _receive(self) -> None:
+        """Handle the queued messages, waiting up to POLL_SECONDS for the first."""
         try:
-            index, result, error = self.results.get(timeout=POLL_SECONDS)
+            message = self.messages.get(timeout=POLL_SECONDS)
         except queue.Empty:
             return
+        while True:
+            self._handle(*message)
+            try:
+                message = self.messages.get_nowait()
+            except queue.Empty:
+                return
+
+    def _handle(self, kind: str, index: int, payload: Any) -> None:
+        if kind == PROGRESS:
+            if self.progress is not None:
+                self.progress(index, payload)
+            return
+        result, error = payload
         if error:
             raise TaskFailed(f"{self.name}: task {index} failed: {error}")
         self.done[index] = result
 
-    def _relay(self) -> None:
-        while True:
-            try:
-                index, value = self.updates.get_nowait()
-            except queue.Empty:
-                return
-            if self.progress is not None:
-                self.progress(index, value)
-
     def _check_dead(self) -> None:
         for index, process in list(self.processes.items()):
-            if index in self.done or process.is_alive() or not self.results.empty():
+            if index in self.done or process.is_alive() or not self.messages.empty():
                 continue
             process.join()
             message = f"{self.name}: task {index} ({process.name}) died (exit code {process.exitcode})"
