@@ -73,6 +73,7 @@ CRAWL_SETTINGS: dict[str, Any] = {
     "db.ignore.external.links": True,
     "db.max.outlinks.per.page": -1,
     "http.content.limit": 10 * 1024 * 1024,
+    "http.filter.ipaddress.include": "loopback",
 }
 
 

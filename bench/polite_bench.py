@@ -69,6 +69,7 @@ def crawl_settings(hosts: int, delay: float) -> dict[str, Any]:
         "fetcher.server.delay": delay,
         "fetcher.threads.per.queue": 1,
         "fetcher.queue.readahead": max(10_000, 10 * hosts),
+        "http.filter.ipaddress.include": "loopback",
     }
 
 

@@ -15,7 +15,9 @@ from gossamer.cli.main import main
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 """Conformance cases copied from ../shared/vectors (Nutch and crawler-commons test suites)."""
-ENV_KEEP = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV"}
+LOOPBACK_ALLOWED = {"GOSSAMER_HTTP_FILTER_IPADDRESS_INCLUDE": "loopback"}
+"""Every test site is on loopback, which the SSRF guard refuses by default: the tests allow it explicitly."""
+ENV_KEEP = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", *LOOPBACK_ALLOWED}
 
 
 @dataclass
@@ -27,10 +29,12 @@ class CliResult:
 
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No GOSSAMER_* variables leak in from the developer's shell."""
+    """No GOSSAMER_* variables leak in from the developer's shell; loopback fetching is allowed."""
     for key in list(os.environ):
         if key.startswith("GOSSAMER_"):
             monkeypatch.delenv(key)
+    for key, value in LOOPBACK_ALLOWED.items():
+        monkeypatch.setenv(key, value)
 
 
 def run_main(*args: str | Path) -> int:

@@ -28,13 +28,13 @@ class Hit:
 class Site:
     """Serves ``routes`` (path → (status, headers, body, delay) or a handler) on 127.0.0.1."""
 
-    def __init__(self, bind: str = "127.0.0.1") -> None:
+    def __init__(self, bind: str = "127.0.0.1", port: int = 0) -> None:
         self.bind = bind
         self.routes: dict[str, tuple[int, dict[str, str], bytes, float] | Handler] = {}
         self.hits: list[Hit] = []
         self.active = 0
         self.max_active = 0
-        self.port = 0
+        self.port = port
         self._runner: web.AppRunner | None = None
 
     def route(self, path: str, status: int = 200, body: bytes = b"", headers: dict[str, str] | None = None,
@@ -65,7 +65,7 @@ class Site:
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.bind, 0)
+        site = web.TCPSite(self._runner, self.bind, self.port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
@@ -82,9 +82,10 @@ class Site:
 
 
 def settings(**values: object) -> Settings:
-    """Test settings: an agent name, no politeness delay unless given; keys use _ for dots."""
+    """Test settings: an agent name, no politeness delay, loopback allowed unless given; keys use _ for dots."""
     base: dict[str, object] = {"http.agent.name": "gossamer-test", "fetcher.server.delay": 0.0,
-                               "fetcher.threads.fetch": 4, "http.timeout": 2000}
+                               "fetcher.threads.fetch": 4, "http.timeout": 2000,
+                               "http.filter.ipaddress.include": "loopback"}
     base.update({k.replace("__", "-").replace("_", "."): v for k, v in values.items()})
     return Settings().with_values(list(base.items()), "test")
 
@@ -96,8 +97,8 @@ def items(*urls: str) -> list[tuple[str, CrawlDatum]]:
 class ThreadedSite:
     """A :class:`Site` served from its own thread and event loop (for jobs that run their own loops/processes)."""
 
-    def __init__(self, bind: str = "127.0.0.1") -> None:
-        self.site = Site(bind)
+    def __init__(self, bind: str = "127.0.0.1", port: int = 0) -> None:
+        self.site = Site(bind, port)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 

@@ -31,6 +31,8 @@ ROBOTS_URL = "http://www.example.com/robots.txt"
 
 
 def settings(**values: object) -> Settings:
+    """Test settings (keys use _ for dots); the loopback test servers allowed past the SSRF guard."""
+    values = {"http_filter_ipaddress_include": "loopback", **values}
     return Settings().with_values([(k.replace("_", "."), v) for k, v in values.items()], "test")
 
 
@@ -275,7 +277,7 @@ def route(path: str, status: int = 200, body: bytes = b"", headers: dict[str, st
 
 
 def fetch(url: str, pol: RobotsPolicy | None = None) -> RobotRules:
-    return asyncio.run(fetch_robots_txt(url, pol or policy()))
+    return asyncio.run(fetch_robots_txt(url, pol or policy(), settings=settings()))
 
 
 def test_fetch_statuses(server: str) -> None:

@@ -116,7 +116,8 @@ def test_nutch_only_property_is_accepted_with_a_warning() -> None:
     assert any(name in str(w.message) for w in caught)
 
 
-def test_showproperties_command(cli, tmp_path: Path) -> None:
+def test_showproperties_command(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GOSSAMER_HTTP_FILTER_IPADDRESS_INCLUDE")  # the tests' loopback permission
     (tmp_path / "gossamer.toml").write_text('"http.agent.name" = "tester"\n')
     result = cli("showproperties", "-d", tmp_path, "-D", "http.timeout=42", "--changed")
     assert result.code == 0

@@ -6,11 +6,12 @@
 * codes and keys: status codes and schedule states (:mod:`.status`), shared metadata keys
   (:mod:`.metadata`);
 * helpers: URLs, hosts, registered domains and public suffixes (:mod:`.urls`), process checks
-  (:mod:`.processes`);
+  (:mod:`.processes`), which IP addresses a fetch may connect to (:mod:`.address_policy`);
 * settings: every property with its default (:mod:`.defaults`), typed declarations
   (:mod:`.property`), the layers (:mod:`.settings`).
 """
 
+from gossamer.core.address_policy import AddressPolicy, special_kind
 from gossamer.core.datum import (
     META_CONTENT_TYPE,
     META_FIXED_INTERVAL,
@@ -80,6 +81,7 @@ from gossamer.core.status import (
 from gossamer.core.urls import UrlParts, domain_and_suffix, domain_of, split_url, url_host, url_problem
 
 __all__ = [
+    "AddressPolicy",
     "Clause",
     "ClauseKind",
     "Content",
@@ -140,6 +142,7 @@ __all__ = [
     "retry_after_seconds",
     "robots_words",
     "sample_limit",
+    "special_kind",
     "split_url",
     "status_by_name",
     "status_name",

@@ -16,6 +16,7 @@ default; code asks :class:`gossamer.core.settings.Settings` for a name listed he
 
 from __future__ import annotations
 
+from gossamer.core.address_policy import check_address_entries
 from gossamer.core.property import Property
 
 PROPERTIES: tuple[Property, ...] = (
@@ -87,9 +88,13 @@ PROPERTIES: tuple[Property, ...] = (
     Property("http.enable.cookie.header", True, "bool",
              "Send a Cookie header taken from the URL's Cookie metadata"),
     Property("http.filter.ipaddress.include", [], "list",
-             "If set, only fetch from these IPs/CIDR ranges/localhost|loopback|sitelocal"),
+             "SSRF guard: if set, fetch only from addresses matching these IPs / CIDR ranges / names "
+             "(localhost, loopback, sitelocal, private, linklocal, uniquelocal, multicast, unspecified, "
+             "metadata, public); if empty, every address but loopback, private, link-local, multicast, "
+             "reserved and cloud-metadata ones", check=check_address_entries),
     Property("http.filter.ipaddress.exclude", [], "list",
-             "Never fetch from these IPs/CIDR ranges/localhost|loopback|sitelocal"),
+             "SSRF guard: never fetch from addresses matching these IPs / CIDR ranges / names (wins over "
+             "include)", check=check_address_entries),
     Property("http.auth.file", "httpclient-auth.xml", "str",
              "File with HTTP authentication credentials per host/realm"),
     # --- HTTP: proxy ---

@@ -9,6 +9,7 @@ from ``nutch-site.xml``, the environment and ``-D name=value``, or as TOML value
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +30,8 @@ class Property:
     ``${other.name}`` references, which :class:`gossamer.core.settings.Settings`
     expands (Nutch's variable expansion, e.g. ``fetcher.min.crawl.delay``).
     ``nutch`` is true when Nutch has a property of the same name and meaning.
+    ``check``, if given, is called with every parsed value and raises ValueError (with a
+    one-line reason) for a value of the right type that the property cannot take.
     """
 
     name: str
@@ -36,15 +39,22 @@ class Property:
     type: PropertyType
     description: str
     nutch: bool = True
+    check: Callable[[Value], None] | None = None
 
     def parse(self, raw: object) -> Value:
-        """Convert ``raw`` (a string or a TOML value) to this property's type."""
+        """Convert ``raw`` (a string or a TOML value) to this property's type and check it."""
         try:
-            return _convert(self.type, raw)
+            value = _convert(self.type, raw)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"property {self.name!r} expects {self.type}, got {raw!r}: {exc}"
             ) from None
+        if self.check is not None:
+            try:
+                self.check(value)
+            except ValueError as exc:
+                raise ValueError(f"property {self.name!r}: {exc}") from None
+        return value
 
 
 def _convert(kind: PropertyType, raw: object) -> Value:

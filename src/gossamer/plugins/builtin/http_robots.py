@@ -21,6 +21,7 @@ import brotli
 
 from gossamer.plugins.api import RobotsRequest, RobotsResponse
 from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
+from gossamer.plugins.builtin.http_guard import REFUSED_PREFIX, HttpGuard, refused_reason
 
 TOTAL_TIMEOUT_FACTOR = 4
 """A whole robots.txt exchange (all redirects, slow bodies) may take this many ``request.timeout``."""
@@ -29,8 +30,13 @@ CHUNK = 65536
 
 
 async def fetch_robots_http(session: aiohttp.ClientSession, robots_url: str, request: RobotsRequest,
-                            proxy: str | None = None) -> RobotsResponse:
-    """Fetch ``robots_url`` as the module docstring says; never raises for network trouble."""
+                            guard: HttpGuard, proxy: str | None = None) -> RobotsResponse:
+    """Fetch ``robots_url`` as the module docstring says; never raises for network trouble.
+
+    ``guard`` is the plugin's SSRF guard (the session's resolver is its other half): a refused
+    address, on the first request or on a redirect hop, ends the exchange with ``status=None``
+    and ``error`` starting with ``address refused:``.
+    """
     timeout = aiohttp.ClientTimeout(total=request.timeout * TOTAL_TIMEOUT_FACTOR,
                                     sock_connect=request.timeout, sock_read=request.timeout)
     headers = {"User-Agent": request.user_agent, "Accept": "text/plain,*/*;q=0.8",
@@ -39,6 +45,9 @@ async def fetch_robots_http(session: aiohttp.ClientSession, robots_url: str, req
     url = robots_url
     try:
         while True:
+            refusal = await guard.refusal_for(url)
+            if refusal is not None:
+                return RobotsResponse(None, redirects=tuple(hops), error=REFUSED_PREFIX + refusal)
             async with session.get(url, allow_redirects=False, timeout=timeout, headers=headers,
                                    proxy=proxy) as response:
                 status = response.status
@@ -52,7 +61,8 @@ async def fetch_robots_http(session: aiohttp.ClientSession, robots_url: str, req
                 body = b"" if status in REDIRECT_CODES else await _read_decoded(response, request.max_bytes + 1)
                 return RobotsResponse(status, body, response.headers.get("Content-Type"), tuple(hops))
     except (aiohttp.ClientError, TimeoutError, OSError, ValueError, zlib.error, brotli.error) as exc:
-        message = type(exc).__name__ + (f": {exc}" if str(exc) else "")
+        refusal = refused_reason(exc)
+        message = REFUSED_PREFIX + refusal if refusal else type(exc).__name__ + (f": {exc}" if str(exc) else "")
         return RobotsResponse(None, redirects=tuple(hops), error=message)
 
 

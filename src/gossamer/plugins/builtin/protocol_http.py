@@ -8,6 +8,8 @@ it).  ``fetch`` never raises for network or server trouble: every outcome is a
 decompression is off) so WARC records keep the real bytes and headers; it is
 decoded here, chunk by chunk, and decoding stops at the decoded-size cap, so a
 gzip/deflate/br bomb costs at most the cap.  Redirects are never followed here.
+Every request passes the SSRF guard (:mod:`.http_guard`): a refused address gives
+ACCESS_DENIED with the reason ``address refused: …``, and no connection is made.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from gossamer.core import (
     META_ETAG,
     TRUNCATED,
     TRUNCATED_REASON,
+    AddressPolicy,
     Content,
     CrawlDatum,
     HttpExchange,
@@ -42,6 +45,7 @@ from gossamer.core import (
 )
 from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
 from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
+from gossamer.plugins.builtin.http_guard import REFUSED_PREFIX, HttpGuard, refused_reason
 from gossamer.plugins.builtin.http_robots import fetch_robots_http
 from gossamer.plugins.registry import PluginInfo
 
@@ -100,6 +104,7 @@ class HttpProtocol(Protocol):
         self.version = aiohttp.HttpVersion11 if settings.get_bool("http.useHttp11") else aiohttp.HttpVersion10
         proxy_host = settings.get_str("http.proxy.host").strip()
         self.proxy = f"http://{proxy_host}:{settings.get_int('http.proxy.port')}" if proxy_host else None
+        self.guard = HttpGuard(AddressPolicy.from_settings(settings), proxy_host or None)
         self.headers: dict[str, str] = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate, br"}
         for header, prop in (("Accept", "http.accept"), ("Accept-Language", "http.accept.language"),
                              ("Accept-Charset", "http.accept.charset")):
@@ -110,7 +115,8 @@ class HttpProtocol(Protocol):
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=0, ssl=None if self.verify_tls else False, ttl_dns_cache=300)
+            connector = aiohttp.TCPConnector(limit=0, ssl=None if self.verify_tls else False, ttl_dns_cache=300,
+                                             resolver=self.guard.resolver)
             self._session = aiohttp.ClientSession(
                 connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
                 timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout),
@@ -145,6 +151,9 @@ class HttpProtocol(Protocol):
         scheme = urlsplit(url).scheme.lower() if "://" in url else ""
         if scheme not in self.schemes:
             return HttpOutput(ProtocolStatus(ProtocolStatusCode.PROTO_NOT_FOUND, (f"no protocol for {url}",)))
+        refusal = await self.guard.refusal_for(url)
+        if refusal is not None:
+            return _refused(refusal)
         started = time.monotonic()
         date = datetime.now(UTC)
         headers = self.request_headers(datum)
@@ -152,13 +161,16 @@ class HttpProtocol(Protocol):
             async with self._client().get(url, headers=headers, allow_redirects=False, proxy=self.proxy) as response:
                 return await self._read(url, response, started, date)
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
+            refusal = refused_reason(exc)
+            if refusal is not None:
+                return _refused(refusal)
             message = type(exc).__name__ + (f": {exc}" if str(exc) else "")
             return HttpOutput(ProtocolStatus(ProtocolStatusCode.EXCEPTION, (message,)),
                               response_ms=int((time.monotonic() - started) * 1000))
 
     async def fetch_robots(self, robots_url: str, request: RobotsRequest) -> RobotsResponse:
         """robots.txt over this plugin's session (the fetch's connection pool); see :mod:`.http_robots`."""
-        return await fetch_robots_http(self._client(), robots_url, request, self.proxy)
+        return await fetch_robots_http(self._client(), robots_url, request, self.guard, self.proxy)
 
     async def _read(self, url: str, response: aiohttp.ClientResponse, started: float,
                     date: datetime) -> HttpOutput:
@@ -220,6 +232,11 @@ class HttpProtocol(Protocol):
             response_headers=header_list, raw_body=bytes(raw), date=date,
             ip=str(peer[0]) if peer else None, truncated=truncated)
         return HttpOutput(status, content, exchange, elapsed, dict(response.headers))
+
+
+def _refused(reason: str) -> HttpOutput:
+    """The SSRF guard said no: ACCESS_DENIED (fetch_gone in the crawldb) with the guard's reason."""
+    return HttpOutput(ProtocolStatus(ProtocolStatusCode.ACCESS_DENIED, (f"{REFUSED_PREFIX}{reason}",)))
 
 
 def _build(settings: Settings) -> HttpProtocol:

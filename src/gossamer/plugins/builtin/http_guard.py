@@ -1,0 +1,130 @@
+"""The SSRF guard of plugin ``protocol-http``: check every address after DNS, connect only to it.
+
+:class:`GuardedResolver` is the aiohttp session's resolver: it resolves a host name as
+aiohttp would and drops every address the :class:`AddressPolicy` refuses; when none is
+left it raises :class:`AddressRefused`.  aiohttp connects only to the addresses its
+resolver returned, so what was checked is what is connected to (no DNS rebinding between
+the check and the connection).  Host names that are IP literals never reach a resolver, so
+:meth:`HttpGuard.refusal_for` checks them before a request; with a proxy, the proxy is
+the operator's choice and is not checked, while the target is resolved and checked here
+before the request (the proxy resolves it again: that window is the proxy's to close).
+
+Every request of the plugin, pages, redirect hops (each one is a new ``fetch``) and
+robots.txt with its redirects, passes through :meth:`HttpGuard.refusal_for` and the
+resolver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+
+from gossamer.core import AddressPolicy
+
+REFUSED_PREFIX = "address refused: "
+"""How every refusal message starts (ProtocolStatus args, robots.txt errors)."""
+
+
+class AddressRefused(OSError):
+    """No address of a host may be connected to; ``reason`` says why (one line)."""
+
+    def __init__(self, host: str, reason: str) -> None:
+        super().__init__(f"{host}: {reason}")
+        self.host, self.reason = host, reason
+
+
+class GuardedResolver(AbstractResolver):
+    """aiohttp's default resolver with the policy applied to every answer (module docstring)."""
+
+    def __init__(self, policy: AddressPolicy, exempt_hosts: frozenset[str] = frozenset(),
+                 inner: Callable[[], AbstractResolver] = DefaultResolver) -> None:
+        """``inner`` makes the resolver that answers (aiohttp's default; one per event loop)."""
+        self.policy, self.exempt_hosts, self.make_inner = policy, exempt_hosts, inner
+        self._inner: AbstractResolver | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _resolver(self) -> AbstractResolver:
+        """Aiohttp's resolver for the running loop (a threaded one is bound to the loop it was made in)."""
+        loop = asyncio.get_running_loop()
+        if self._inner is None or self._loop is not loop:
+            self._inner, self._loop = self.make_inner(), loop
+        return self._inner
+
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+        """The allowed addresses of ``host``; AddressRefused when there are none."""
+        answers = await self._resolver().resolve(host, port, family)
+        if host.lower().rstrip(".") in self.exempt_hosts:
+            return answers
+        allowed = [a for a in answers if self.policy.refusal(a["host"]) is None]
+        if not allowed:
+            reason = self.policy.refusal(answers[0]["host"]) if answers else "no address"
+            raise AddressRefused(host, reason or "no address")
+        return allowed
+
+    async def close(self) -> None:
+        """Release the inner resolver."""
+        if self._inner is not None:
+            await self._inner.close()
+            self._inner = None
+
+
+class HttpGuard:
+    """The guard of one HttpProtocol: its policy, its resolver and the checks before a request."""
+
+    def __init__(self, policy: AddressPolicy, proxy_host: str | None = None) -> None:
+        self.policy, self.proxy_host = policy, proxy_host
+        exempt = frozenset({proxy_host.lower()}) if proxy_host else frozenset()
+        self.resolver = GuardedResolver(policy, exempt)
+
+    async def refusal_for(self, url: str) -> str | None:
+        """Why a request for ``url`` may not be made (IP-literal host, or any host behind a proxy)."""
+        try:
+            parts = urlsplit(url)
+            host, port = parts.hostname or "", parts.port
+        except ValueError as exc:
+            return f"bad URL: {exc}"
+        literal = ip_literal(host)
+        if literal is not None:
+            return self.policy.refusal(literal)
+        if self.proxy_host:
+            default_port = 443 if parts.scheme == "https" else 80
+            try:
+                await self.resolver.resolve(host, port or default_port, socket.AF_UNSPEC)
+            except AddressRefused as exc:
+                return exc.reason
+            except OSError:
+                return None  # the proxy will say what is wrong with the name
+        return None
+
+
+def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a host name spells, legacy IPv4 forms included (``2130706433``, ``127.1``, ``0x7f.1``)."""
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        pass
+    if host and all(c in "0123456789abcdefxABCDEFX." for c in host) and host[0].isdigit():
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+def refused_reason(exc: BaseException) -> str | None:
+    """The guard's reason if ``exc`` (or what caused it) is an :class:`AddressRefused`."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a cause chain is short; never loop on a cyclic one
+        if seen is None:
+            return None
+        if isinstance(seen, AddressRefused):
+            return f"{seen.host}: {seen.reason}"
+        seen = seen.__cause__ or getattr(seen, "os_error", None)
+    return None
