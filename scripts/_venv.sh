@@ -3,7 +3,7 @@
 # Usage: ensure_venv [extras]     e.g. ensure_venv dev
 # With the dev extra it also installs the spark extra (PySpark, for tests/test_spark_engine.py) and makes
 # sure Debian's `chromium` (the browser tests drive it through the `playwright` Python package; see
-# ensure_browser) and a Java runtime for Spark (see ensure_java) are installed.
+# ensure_browser), a Java runtime for Spark (see ensure_java) and strace (see ensure_strace) are installed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
@@ -36,7 +36,7 @@ ensure_venv() {
         touch "$stamp"
     fi
     case ",$extras," in
-        *,dev,*) ensure_browser; ensure_java ;;
+        *,dev,*) ensure_browser; ensure_java; ensure_strace ;;
     esac
 }
 
@@ -82,6 +82,12 @@ apt_ensure() {
 # GOSSAMER_SKIP_BROWSER=1 skips this (and the browser tests) on machines without apt.
 ensure_browser() {
     apt_ensure chromium GOSSAMER_SKIP_BROWSER "the browser tests" chromium fonts-dejavu-core
+}
+
+# The crash-point tests (tests/test_crash_points.py) kill jobs at each rename with strace's fault injection.
+# GOSSAMER_SKIP_STRACE=1 skips this (and those tests).
+ensure_strace() {
+    apt_ensure strace GOSSAMER_SKIP_STRACE "the crash-point tests" strace
 }
 
 # Spark (the spark extra; tests/test_spark_engine.py) needs a Java 17+ runtime.

@@ -18,6 +18,7 @@ VECTORS = Path(__file__).resolve().parent / "vectors"
 LOOPBACK_ALLOWED = {"GOSSAMER_HTTP_FILTER_IPADDRESS_INCLUDE": "loopback"}
 """Every test site is on loopback, which the SSRF guard refuses by default: the tests allow it explicitly."""
 ENV_KEEP = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", *LOOPBACK_ALLOWED}
+os.environ.update(LOOPBACK_ALLOWED)  # for module-scoped fixtures too, which run before the autouse one below
 
 
 @dataclass

@@ -129,6 +129,24 @@ def test_limits(evil: str) -> None:
     assert fetch(evil, "/cached?url=" + "a" * 5000).status == 400
 
 
+def test_overlong_urls_get_414_and_idle_connections_are_closed(evil: str) -> None:
+    """A 9 KB or a 140 KB URL is answered 414 (not a reset); an idle keep-alive connection is closed."""
+    import socket
+    import time
+
+    assert fetch(evil, "/search?q=evil&x=" + "a" * 7000).status == 200
+    for size in (9_000, 140_000):
+        response = fetch(evil, "/search?q=evil&x=" + "a" * size)
+        assert response.status == 414 and response.text == "URL too long\n", size
+    host, port = urlsplit(evil).hostname, urlsplit(evil).port
+    with socket.create_connection((host, port), timeout=10) as sock:  # web.keepalive.timeout: 5 s
+        sock.sendall(b"GET /api/stats HTTP/1.1\r\nHost: x\r\n\r\n")
+        started, data = time.monotonic(), b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        assert data.startswith(b"HTTP/1.1 200") and 4 < time.monotonic() - started < 9
+
+
 def test_only_get_and_head(evil: str) -> None:
     for path in ("/", "/search?q=evil", "/api/search?q=evil", "/api/stats", "/opensearch.xml", "/cached?url=x",
                  "/anchors?url=x", "/explain?url=x&q=y", "/api/document?url=x", "/opensearch?q=evil"):

@@ -11,6 +11,8 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from gossamer.web import server_config
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -20,9 +22,9 @@ def free_port() -> int:
 
 @contextmanager
 def serve_app(app: FastAPI) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 for the block; yields the base URL (no trailing slash)."""
+    """Serve ``app`` on 127.0.0.1 as ``gossamer serve`` would, for the block; yields the base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, app.state.gossamer.settings, "127.0.0.1", port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -36,7 +36,7 @@ def serve_command(
     import uvicorn
 
     from gossamer.cli.search_cmd import searched_index
-    from gossamer.web import create_app
+    from gossamer.web import create_app, server_config
 
     if not crawl_dir.is_dir() and index is None:
         fail(f"no crawl directory at {crawl_dir}", EXIT_NOTHING)
@@ -46,4 +46,4 @@ def serve_command(
     node_list = [n.strip() for n in nodes.split(",") if n.strip()] if nodes else []
     app = create_app(crawl_dir, settings, node_list, index=place)
     typer.echo(f"gossamer serving {index or crawl_dir} on http://{host}:{port}/")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(server_config(app, settings, host, port)).run()

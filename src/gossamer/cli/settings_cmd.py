@@ -59,5 +59,7 @@ def settings_reference() -> str:
     for prop in sorted([*all_properties(), *PROPERTY_PATTERNS], key=lambda p: p.name):
         default = format_value(prop.default).replace("|", "\\|") or "(empty)"
         marker = "" if prop.nutch else " *(Gossamer)*"
-        lines.append(f"| `{prop.name}` | `{default}` | {prop.type} | {prop.description}{marker} |")
+        describe = getattr(prop.check, "describe", None)
+        allowed = f" Allowed: {describe()}." if describe is not None else ""
+        lines.append(f"| `{prop.name}` | `{default}` | {prop.type} | {prop.description}{marker}{allowed} |")
     return "\n".join(lines) + "\n"

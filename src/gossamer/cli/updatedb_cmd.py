@@ -22,7 +22,8 @@ def updatedb_command(
                                                help="only update URLs already in the crawldb")] = False,
     url_filter: Annotated[bool, typer.Option("-filter", "--filter", help="apply URL filters")] = False,
     normalize: Annotated[bool, typer.Option("-normalize", "--normalize", help="apply URL normalizers")] = False,
-    force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility")] = False,
+    force: Annotated[bool, typer.Option("-force", "--force",
+                                        help="apply segments the crawldb has already absorbed")] = False,
 ) -> None:
     """Merge fetch and parse results of segments into the crawldb.
 
@@ -39,7 +40,7 @@ def updatedb_command(
     place, settings = table_argument(crawldb)
     chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("updatedb") as progress:
-        report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize),
+        report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize, force),
                           progress)
     print_update_report(report)
 

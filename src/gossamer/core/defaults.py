@@ -16,8 +16,11 @@ default; code asks :class:`gossamer.core.settings.Settings` for a name listed he
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gossamer.core.address_policy import check_address_entries
 from gossamer.core.property import Property
+from gossamer.core.property_checks import CHECKS
 
 PROPERTIES: tuple[Property, ...] = (
     # --- protocol-file (file:// URLs) ---
@@ -63,8 +66,12 @@ PROPERTIES: tuple[Property, ...] = (
     Property("http.timeout", 10000, "int", "Network (connect/read) timeout (ms)"),
     Property("http.content.limit", 1048576, "int",
              "Max bytes of a response body kept; longer content is truncated; <0 = no limit"),
-    Property("http.time.limit", -1, "int",
-             "Max time to download one document (s); then marked truncated; <0 = no limit"),
+    Property("http.time.limit", 120, "int",
+             "Max time for one request, from sending it to the end of the body (s); a body still arriving "
+             "is kept, marked truncated; <=0 = no limit (Nutch's default -1; Gossamer bounds every request)"),
+    Property("http.timeout.headers", 30000, "int",
+             "The status line and every header must arrive within this time of the request (ms); a server "
+             "that drips them is cut off; <=0 = only http.timeout per read", nutch=False),
     Property("http.partial.truncated", False, "bool",
              "Keep partially downloaded content as truncated instead of failing the fetch"),
     Property("http.tls.certificates.check", False, "bool",
@@ -546,6 +553,14 @@ PROPERTIES: tuple[Property, ...] = (
     Property("query.title.boost", 1.5, "float", "Boost of matches in the title field", nutch=False),
     Property("query.host.boost", 2.0, "float", "Boost of matches in the host field", nutch=False),
     Property("query.content.boost", 1.0, "float", "Boost of matches in the content field", nutch=False),
+    # --- Web server (gossamer serve) ---
+    Property("web.url.max.length", 8192, "int",
+             "Longest path + query (bytes) the web interface accepts; longer requests get 414; <=0 = no limit",
+             nutch=False),
+    Property("web.connections.max", 512, "int",
+             "Connections and requests the web server handles at once; more are answered 503", nutch=False),
+    Property("web.keepalive.timeout", 5, "int",
+             "Seconds an idle keep-alive connection of the web server stays open", nutch=False),
     # --- Gossamer engine and storage (no Nutch equivalent) ---
     Property("engine", "local", "str", "Job engine: local (embedded, all cores) or spark", nutch=False),
     Property("engine.local.workers", 0, "int",
@@ -593,7 +608,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("urls.schemes", ["http", "https", "ftp", "file"], "list",
              "URL schemes accepted into the crawldb", nutch=False),
 )
-"""All properties, grouped by prefix; names are unique."""
+PROPERTIES = tuple(replace(p, check=CHECKS[p.name]) if p.name in CHECKS else p  # type: ignore[arg-type]
+                   for p in PROPERTIES)
+"""All properties, grouped by prefix; names are unique; ranges and choices from :mod:`.property_checks`."""
 
 PROPERTY_PATTERNS: tuple[Property, ...] = (
     Property("urlnormalizer.scope.<scope>", "", "str",

@@ -29,6 +29,7 @@ from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
+from gossamer.engine import table_lock
 from gossamer.store import CrawlLayout, Place
 
 DEFAULT_TOP_N = 50_000
@@ -103,7 +104,18 @@ def inline_parse(settings: Settings) -> bool:
 
 def crawl(crawl_dir: Place, settings: Settings, options: CrawlOptions,
           listener: CrawlListener) -> CrawlReport:
-    """Run the crawl loop in ``crawl_dir`` (see the module docstring)."""
+    """Run the crawl loop in ``crawl_dir`` (see the module docstring).
+
+    Holds the crawl directory's lock (``<crawl_dir>/.locked``) throughout: a second
+    ``crawl`` of the same directory waits ``store.lock.wait.seconds`` or fails with
+    LockedError naming the holder.
+    """
+    with table_lock(crawl_dir, settings):
+        return _crawl_locked(crawl_dir, settings, options, listener)
+
+
+def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
+                  listener: CrawlListener) -> CrawlReport:
     layout = CrawlLayout(crawl_dir)
     report = CrawlReport()
     if settings.origin("fetcher.timelimit.mins") == "default":

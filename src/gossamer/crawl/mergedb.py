@@ -25,6 +25,7 @@ from gossamer.store import (
     CRAWLDB_SCHEMA,
     Place,
     TableError,
+    TableVersion,
     as_place,
     batch_to_datums,
     datums_to_batch,
@@ -92,12 +93,15 @@ def mergedb(out: Place | str, crawldbs: Sequence[Place | str], settings: Setting
             normalize: bool = False, url_filter: bool = False, progress: ProgressFn | None = None) -> MergeReport:
     """Merge the live versions of ``crawldbs`` into the crawldb ``out`` (created or replaced)."""
     sources = []
+    absorbed: list[str] = []
     for crawldb in crawldbs:
         place = as_place(crawldb, settings)
         live = live_version_dir(place)
         if live is None:
             open_live(place)  # raises the usual "no table" error
             raise TableError(f"no table at {crawldb}")
+        with TableVersion(live) as version:
+            absorbed.extend(version.description.absorbed)
         sources.append(TableSource(str(live)))
     if not sources:
         raise ValueError("give at least one crawldb to merge")
@@ -107,5 +111,5 @@ def mergedb(out: Place | str, crawldbs: Sequence[Place | str], settings: Setting
         return Job("mergedb", [Input(source, mapper) for source in sources], CRAWLDB_SCHEMA, merge_reduce,
                    CRAWLDB_SCHEMA, run.parts)
 
-    result, recovered = run_table_job(out, "crawldb", settings, build, progress)
+    result, recovered = run_table_job(out, "crawldb", settings, build, progress, absorbs=absorbed)
     return MergeReport(dict(result.counters), result.errors, result.rows, result.seconds, recovered)

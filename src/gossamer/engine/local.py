@@ -38,6 +38,7 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.sort import write_run
+from gossamer.engine.task_pool import die_with_parent
 from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
 from gossamer.store import Place, as_place, part_name
 
@@ -178,7 +179,8 @@ class _InlineExecutor(Executor):
 def _executor(workers: int) -> Executor:
     if workers <= 1:
         return _InlineExecutor()
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
 
 
 def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str], dict]:

@@ -13,7 +13,7 @@ install protocol (rename, or a pointer object on object stores) and the lock.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gossamer.core import Report, Settings
@@ -67,9 +67,12 @@ def table_lock(table_dir: Place, settings: Settings) -> TableLock:
 
 def run_table_job(
     table_dir: Place | str, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
-    progress: ProgressFn | None = None, held_lock: TableLock | None = None,
+    progress: ProgressFn | None = None, held_lock: TableLock | None = None, absorbs: Sequence[str] = (),
 ) -> tuple[JobResult, list[str]]:
     """Build the job with ``build``, run it, and install its output as the table's new version.
+
+    The new version's description carries the live version's ``absorbed`` segment names
+    forward, with ``absorbs`` added (updatedb's segments, mergedb's inputs' names).
 
     Returns the job result and the recovery actions taken before it ran.  Pass
     ``held_lock`` when the caller already holds the table's lock (e.g. generate,
@@ -95,9 +98,10 @@ def run_table_job(
             finally:
                 if existing is not None:
                     existing.close()
+            carried = existing.description.absorbed if existing is not None else ()
             finish_version(staging, TableDescription(
                 kind=kind, parts=parts, key=job.key, rows=result.rows, job=job.name,
-                created=int(time.time() * 1000),
+                created=int(time.time() * 1000), absorbed=tuple(dict.fromkeys([*carried, *absorbs])),
             ))
             install(table_dir, staging, keep_backup=settings.get_bool("db.preserve.backup"))
         except BaseException:

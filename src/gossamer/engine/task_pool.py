@@ -2,7 +2,8 @@
 
 See :mod:`gossamer.engine.task_runner` for the contract.  Every task process is a
 daemon started with the ``spawn`` method (no state inherited from the driver) and
-named ``gossamer-<set name>-<index>``.  A task's progress values and its result travel
+named ``gossamer-<set name>-<index>``, and dies with the driver (:func:`die_with_parent`:
+a killed driver leaves no task process fetching or writing on).  A task's progress values and its result travel
 on one queue, so every value a task reported reaches the job's callback before the
 task counts as done (two queues would race at the end).  The driver relays progress
 values to the job's callback, restarts a task whose process died (when the
@@ -12,9 +13,15 @@ interruption, terminates every task process before it returns or raises.
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
+import os
 import queue
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
@@ -25,6 +32,9 @@ from gossamer.engine.task_api import CallbackReporter, TaskFailed, TaskProgressF
 LOG = logging.getLogger(__name__)
 R = TypeVar("R")
 POLL_SECONDS = 0.25
+PR_SET_PDEATHSIG = 1
+EXIT_ORPHANED = 70
+"""Exit status of a task process whose driver died."""
 
 
 class QueueReporter:
@@ -41,8 +51,32 @@ class QueueReporter:
 PROGRESS, RESULT = "progress", "result"
 
 
-def _task_main(function: Callable[..., Any], call: tuple, index: int, messages: Any) -> None:
+def die_with_parent(parent_pid: int) -> None:
+    """End this process when ``parent_pid`` (the driver) dies, however it dies (``kill -9`` too).
+
+    On Linux the kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``); everywhere
+    a daemon thread also checks once a second that the parent is still this process's parent.
+    A parent already gone when this runs ends the process at once.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(EXIT_ORPHANED)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(1.0)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="gossamer-parent-watch", daemon=True).start()
+
+
+def _task_main(function: Callable[..., Any], call: tuple, index: int, messages: Any, parent_pid: int) -> None:
     """Body of a task process: run the task, queue ``(RESULT, index, (result, error))``."""
+    die_with_parent(parent_pid)
     try:
         messages.put((RESULT, index, (function(*call, QueueReporter(index, messages)), "")))
     except BaseException as exc:  # noqa: BLE001 - reported to the driver, which fails the set
@@ -75,7 +109,7 @@ class _Supervisor:
     def _start(self, index: int) -> None:
         process = self.context.Process(
             target=_task_main, name=f"gossamer-{self.name.split()[0]}-{index}", daemon=True,
-            args=(self.function, self.calls[index], index, self.messages))
+            args=(self.function, self.calls[index], index, self.messages, os.getpid()))
         process.start()
         self.processes[index] = process
 

@@ -57,10 +57,16 @@ class TableDescription:
     rows: int = 0
     job: str = ""
     created: int = 0
+    absorbed: tuple[str, ...] = ()
+    """Names of the segments whose results this version holds (updatedb adds them; every job
+    that rewrites the table carries them forward), so a segment is not applied twice."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "absorbed", tuple(self.absorbed))
 
     def to_json(self) -> str:
         """Serialize as JSON."""
-        return json.dumps(self.__dict__, indent=1, sort_keys=True)
+        return json.dumps({**self.__dict__, "absorbed": list(self.absorbed)}, indent=1, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> TableDescription:

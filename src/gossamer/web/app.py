@@ -19,6 +19,7 @@ from gossamer.core import Settings
 from gossamer.store import Place
 from gossamer.web import api, dashboard, opensearch, search_pages
 from gossamer.web.context import HERE, WebContext
+from gossamer.web.server import UrlLengthLimit
 
 
 def create_app(crawl_dir: Path, settings: Settings, nodes: list[str] | None = None,
@@ -34,6 +35,7 @@ def create_app(crawl_dir: Path, settings: Settings, nodes: list[str] | None = No
     app = FastAPI(title="Gossamer", description="Search the crawl and watch it: JSON API and OpenSearch.",
                   docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.gossamer = web
+    app.add_middleware(UrlLengthLimit, max_length=settings.get_int("web.url.max.length"))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     for module in (search_pages, api, opensearch, dashboard):
         app.include_router(module.router)

@@ -7,7 +7,9 @@ crawl_fetch last).  Segment on another filesystem (see
 are deleted first (:func:`prepare_fetch`); shares upload their files in place;
 :func:`install_fetch` deletes files no share reported, describes the parse tables, and
 commits by writing ``crawl_fetch/_table.json`` then ``crawl_fetch/_SUCCESS`` — the
-same order as the local renames.  Either way a crash leaves the segment unfetched and
+same order as the local renames.  Either way ``crawl_fetch`` is the commit point: a
+crash leaves the segment unfetched (content or parse tables without it are leftovers,
+removed by the next run's :func:`prepare_fetch`; updatedb refuses such a segment), and
 the next run starts over.
 
 :func:`recent_requests` reads when the previous round fetched each host, from the
@@ -52,29 +54,31 @@ def _parse_tables() -> tuple[str, ...]:
     return TABLES
 
 
-def check_fetchable(segment: Place, parse: bool) -> None:
-    """Raise ValueError / TableError unless ``segment`` has a fetch list and no fetch output yet."""
+def check_fetchable(segment: Place) -> None:
+    """Raise ValueError / TableError unless ``segment`` has a fetch list and no committed fetch (crawl_fetch)."""
     segment = as_place(segment)
     if not table_present(segment / "crawl_generate"):
         raise TableError(f"{segment}: not a segment (no crawl_generate)")
     TableVersion(segment / "crawl_generate").close()
-    if segment.is_local:  # local: staged and renamed; elsewhere: written in place, committed by _SUCCESS
-        outputs = (CRAWL_FETCH, CONTENT, *(_parse_tables() if parse else ()))
-        existing = [name for name in outputs if (segment / name).exists()]
-    else:  # elsewhere only a committed fetch counts; the rest are leftovers prepare_fetch deletes
-        existing = [CRAWL_FETCH] if table_present(segment / CRAWL_FETCH) else []
-    if existing:
-        raise ValueError(f"{segment} is already fetched ({', '.join(existing)} exist): generate a new segment")
+    if table_present(segment / CRAWL_FETCH):  # the commit point, on every filesystem
+        raise ValueError(f"{segment} is already fetched ({CRAWL_FETCH} exists): generate a new segment")
 
 
 def prepare_fetch(segment: Place) -> list[str]:
-    """Remove what a crashed run left (the local staging directory; remote uncommitted tables); those removed."""
+    """Remove what a crashed run left (staging, tables of an install that never reached crawl_fetch); those removed.
+
+    Called under the segment's lock, after :func:`check_fetchable`: ``crawl_fetch`` is not
+    there, so content and parse tables present are leftovers of an interrupted install.
+    """
     segment = as_place(segment)
     if segment.is_local:
         shutil.rmtree(segment / STAGING, ignore_errors=True)
+        removed = [name for name in (CONTENT, *_parse_tables()) if (segment / name).exists()]
+        for name in removed:
+            shutil.rmtree(segment / name)
         (segment / STAGING).mkdir()
-        return []
-    removed = clear_tables(segment, (CONTENT, *_parse_tables(), CRAWL_FETCH))
+    else:
+        removed = clear_tables(segment, (CONTENT, *_parse_tables(), CRAWL_FETCH))
     if removed:
         LOG.warning("%s: deleted %s left by a fetch that did not finish", segment.display(), ", ".join(removed))
     return removed

@@ -3,8 +3,7 @@
 The hosts of the fetch list are split between ``P`` tasks (``fetcher.processes``, default
 as many as the engine runs at once: one per core locally, one per task slot on Spark), run
 by the engine (:func:`gossamer.engine.run_tasks`: a process each locally, a Spark task each
-with ``engine=spark``)
-by queue key (host, domain or IP), balanced by URL count
+with ``engine=spark``), by queue key (host, domain or IP), balanced by URL count
 (:func:`balanced_shares`), so a host is only ever fetched by one process and
 politeness holds across them; a redirect to a host another process owns is
 recorded for the next round.  A politeness-free crawl (several connections per
@@ -45,7 +44,7 @@ from gossamer.crawl.fetch.fetcher import fetch_all
 from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch, prepare_fetch, recent_requests
 from gossamer.crawl.fetch.results import FetchSummary
 from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
-from gossamer.engine import TaskReporter, default_task_count, run_tasks
+from gossamer.engine import TaskReporter, default_task_count, run_tasks, table_lock
 from gossamer.store import Place, ShareOutput, TableVersion, as_place, batch_to_datums, partition_key_function
 
 LOG = logging.getLogger(__name__)
@@ -310,14 +309,22 @@ def fetch_segment(segment: Place | str, settings: Settings, options: FetchOption
                   progress: Callable[[FetchProgress], None] | None = None) -> FetchReport:
     """Fetch ``segment``, a path or URI (see the module docstring).
 
-    Raises ValueError / TableError for unusable input, :class:`~gossamer.engine.TaskFailed`
-    when a share fails.
+    Holds the segment's lock (``<segment>/.locked``) throughout: a second fetch or a parse
+    of the same segment waits ``store.lock.wait.seconds`` or fails with LockedError naming
+    the holder.  Raises ValueError / TableError for unusable input,
+    :class:`~gossamer.engine.TaskFailed` when a share fails.
     """
     options = options or FetchOptions()
     segment = as_place(segment, settings)
     agent_string(settings)  # http.agent.name must be set: fail before starting processes
+    with table_lock(segment, settings):  # one fetch or parse of a segment at a time
+        return _fetch_locked(segment, settings, options, progress)
+
+
+def _fetch_locked(segment: Place, settings: Settings, options: FetchOptions,
+                  progress: Callable[[FetchProgress], None] | None) -> FetchReport:
     parse = settings.get_bool("fetcher.parse") if options.parse is None else options.parse
-    check_fetchable(segment, parse)
+    check_fetchable(segment)
     prepare_fetch(segment)  # what a crashed run left
     processes = process_count(settings, options.processes)
     total_threads = options.threads or settings.get_int("fetcher.threads.fetch")

@@ -39,7 +39,7 @@ from gossamer.core import Content, CrawlDatum, CrawlStatus, Report, Settings, sa
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser
 from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
-from gossamer.engine import TaskReporter, default_task_count, run_tasks
+from gossamer.engine import TaskReporter, default_task_count, run_tasks, table_lock
 from gossamer.store import (
     Place,
     ShareOutput,
@@ -197,9 +197,15 @@ def parse_segment(segment: Place | str, settings: Settings,
                   progress: ProgressFn | None = None) -> ParseReport:
     """Parse ``segment``, a path or URI (see the module docstring).
 
-    ``progress(phase, done, total)`` gets page counts.
+    ``progress(phase, done, total)`` gets page counts.  Holds the segment's lock throughout
+    (like fetch: a second job on the segment waits or fails with LockedError).
     """
     segment = as_place(segment, settings)
+    with table_lock(segment, settings):
+        return _parse_locked(segment, settings, progress)
+
+
+def _parse_locked(segment: Place, settings: Settings, progress: ProgressFn | None) -> ParseReport:
     files = check_parsable(segment)
     started = time.monotonic()
     report = ParseReport(segment.name, sample_limit=sample_limit(settings))

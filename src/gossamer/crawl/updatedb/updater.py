@@ -58,6 +58,7 @@ class UpdateOptions:
     additions: bool = True  # -noAdditions
     filter: bool = False  # -filter
     normalize: bool = False  # -normalize
+    force: bool = False  # -force: apply segments this crawldb has already absorbed
 
 
 @dataclass
@@ -263,16 +264,30 @@ def _datum_rows(rows: pa.RecordBatch, firsts: pa.Array, datums: list[CrawlDatum]
 def segment_inputs(segments: Sequence[Place], options: UpdateOptions) -> list[Input]:
     """The crawl_fetch / crawl_parse tables of ``segments`` (paths or Locations) as shuffled inputs.
 
-    A table that is not there (on another filesystem: without ``_SUCCESS``) is left out.
+    A table that is not there (on another filesystem: without ``_SUCCESS``) is left out.  A
+    segment with crawl_parse but no crawl_fetch is the leftover of a fetch whose install was
+    interrupted (crawl_fetch is its commit point): ValueError, since applying its parse alone
+    would leave the fetched pages unfetched.
     """
     inputs = []
     for segment in segments:
+        if table_present(segment / "crawl_parse") and not table_present(segment / "crawl_fetch"):
+            raise ValueError(f"{segment}: its fetch did not finish (crawl_parse without crawl_fetch); "
+                             "fetch it again, then update")
         for name in SEGMENT_INPUTS:
             directory = segment / name
             if table_present(directory):
                 TableVersion(directory).close()  # raises TableError when incomplete
                 inputs.append(Input(TableSource(str(directory)), CrawlDbFilter(options, is_crawldb=False)))
     return inputs
+
+
+def refuse_absorbed(absorbed: Sequence[str], segments: Sequence[str]) -> None:
+    """ValueError naming every segment of ``segments`` the crawldb has already absorbed."""
+    again = sorted(set(absorbed) & set(segments))
+    if again:
+        raise ValueError(f"the crawldb has already absorbed segment(s) {', '.join(again)}: applying a segment "
+                         "twice changes statuses and scores; leave them out, or give -force to apply them again")
 
 
 def updatedb(crawldb: Place | str, segments: Sequence[Place | str], settings: Settings,
@@ -286,9 +301,13 @@ def updatedb(crawldb: Place | str, segments: Sequence[Place | str], settings: Se
         raise ValueError("no segment has crawl_fetch or crawl_parse data to update from")
     now = now_millis()
 
+    names = [p.name for p in places if any(table_present(p / name) for name in SEGMENT_INPUTS)]  # with results
+
     def build(run: TableJobRun) -> Job:
         inputs: list[Input] = []
         crawldb_src = None
+        if run.existing is not None and not options.force:
+            refuse_absorbed(run.existing.description.absorbed, names)
         if run.existing is not None:
             crawldb_src = 0
             inputs.append(Input(TableSource(str(run.existing.directory)), CrawlDbFilter(options, is_crawldb=True),
@@ -297,6 +316,6 @@ def updatedb(crawldb: Place | str, segments: Sequence[Place | str], settings: Se
         return Job("updatedb", inputs, CRAWLDB_SCHEMA, UpdateReducer(now, crawldb_src, additions),
                    CRAWLDB_SCHEMA, run.parts)
 
-    result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress)
+    result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress, absorbs=names)
     return UpdateReport(dict(result.counters), result.errors, result.rows, result.seconds, recovered,
                         segments=[place_text(s) for s in places])

@@ -7,7 +7,11 @@ it).  ``fetch`` never raises for network or server trouble: every outcome is a
 (:func:`status_for_http`).  The body is read as transferred (aiohttp's own
 decompression is off) so WARC records keep the real bytes and headers; it is
 decoded here, chunk by chunk, and decoding stops at the decoded-size cap, so a
-gzip/deflate/br bomb costs at most the cap.  Redirects are never followed here.
+gzip/deflate/br bomb costs at most the cap.  Time: ``http.timeout`` bounds connecting and
+each read, ``http.timeout.headers`` the whole status line and headers (a server that drips
+them is cut off: EXCEPTION), and ``http.time.limit`` the whole exchange from the request
+on (a body still arriving then is kept as truncated, reason ``time``).  Redirects are never
+followed here.
 Every request passes the SSRF guard (:mod:`.http_guard`): a refused address gives
 ACCESS_DENIED with the reason ``address refused: …``, and no connection is made.
 """
@@ -93,6 +97,7 @@ class HttpProtocol(Protocol):
         self.timeout = settings.get_int("http.timeout") / 1000.0
         self.content_limit = settings.get_int("http.content.limit")
         self.time_limit = settings.get_int("http.time.limit")
+        self.headers_timeout = settings.get_int("http.timeout.headers") / 1000.0
         self.partial_truncated = settings.get_bool("http.partial.truncated")
         if decompressed_limit is None:
             decompressed_limit = _optional_int(settings, DECOMPRESSED_LIMIT_PROPERTY, DEFAULT_DECOMPRESSED_LIMIT)
@@ -157,9 +162,21 @@ class HttpProtocol(Protocol):
         started = time.monotonic()
         date = datetime.now(UTC)
         headers = self.request_headers(datum)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.time_limit if self.time_limit > 0 else None
+        headers_deadline = _earliest(deadline, loop.time() + self.headers_timeout if self.headers_timeout > 0 else None)
         try:
-            async with self._client().get(url, headers=headers, allow_redirects=False, proxy=self.proxy) as response:
-                return await self._read(url, response, started, date)
+            try:
+                async with asyncio.timeout_at(headers_deadline):
+                    response = await self._client().get(url, headers=headers, allow_redirects=False,
+                                                        proxy=self.proxy)
+            except TimeoutError:
+                waited = time.monotonic() - started
+                return HttpOutput(ProtocolStatus(ProtocolStatusCode.EXCEPTION, (
+                    f"TimeoutError: no complete response headers after {waited:.1f} s "
+                    "(http.timeout.headers / http.time.limit)",)), response_ms=int(waited * 1000))
+            async with response:
+                return await self._read(url, response, started, date, deadline)
         except (aiohttp.ClientError, TimeoutError, OSError, ValueError) as exc:
             refusal = refused_reason(exc)
             if refusal is not None:
@@ -173,7 +190,7 @@ class HttpProtocol(Protocol):
         return await fetch_robots_http(self._client(), robots_url, request, self.guard, self.proxy)
 
     async def _read(self, url: str, response: aiohttp.ClientResponse, started: float,
-                    date: datetime) -> HttpOutput:
+                    date: datetime, deadline: float | None) -> HttpOutput:
         protocol = getattr(response, "_protocol", None)
         transport = getattr(protocol, "transport", None)
         peer = transport.get_extra_info("peername") if transport is not None else None
@@ -183,7 +200,7 @@ class HttpProtocol(Protocol):
         raw, decoded = bytearray(), bytearray()
         truncated, error = "", ""
         try:
-            async with asyncio.timeout(self.time_limit if self.time_limit > 0 else None) as budget:
+            async with asyncio.timeout_at(deadline) as budget:
                 async for chunk in response.content.iter_chunked(CHUNK):
                     if 0 <= self.content_limit < len(raw) + len(chunk):
                         chunk = chunk[:self.content_limit - len(raw)]
@@ -232,6 +249,12 @@ class HttpProtocol(Protocol):
             response_headers=header_list, raw_body=bytes(raw), date=date,
             ip=str(peer[0]) if peer else None, truncated=truncated)
         return HttpOutput(status, content, exchange, elapsed, dict(response.headers))
+
+
+def _earliest(*moments: float | None) -> float | None:
+    """The earliest of the loop times given (None = no deadline)."""
+    known = [m for m in moments if m is not None]
+    return min(known) if known else None
 
 
 def _refused(reason: str) -> HttpOutput:
