@@ -58,7 +58,9 @@ def _kill_points(trace: Path) -> list[int]:
     so one of them stands for all; of the directory renames, the first two and the last (the
     commit) are taken.
     """
-    renames = [line for line in trace.read_text().splitlines() if "rename" in line and "= 0" in line]
+    # every rename as entered, in order (strace -f splits a call that overlaps another thread's into
+    # "rename(… <unfinished ...>" and "<... rename resumed>"; the first half carries the paths)
+    renames = [line for line in trace.read_text().splitlines() if re.search(r"\brename(at2?)?\(", line)]
     directories = [n for n, line in enumerate(renames, 1) if not re.search(r"part-\d+\.parquet", line)]
     return sorted({1, *directories[:2], *directories[-1:]})
 

@@ -7,6 +7,7 @@ never a stack trace.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -25,7 +26,9 @@ from gossamer.store import Place, as_place
 if TYPE_CHECKING:
     pass
 
-EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EIO})
+"""OSError numbers that mean the job could not write its output: exit code 3, not a usage error."""
 
 err_console = Console(stderr=True, highlight=False)
 out_console = Console(highlight=False, soft_wrap=True)
@@ -178,13 +181,32 @@ def segment_arguments(segments: list[str] | None, segments_dir: str | None,
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn expected failures (bad input, locked table, missing file, unreachable storage) into clean exit-2 errors."""
+    """Turn expected failures into one line on stderr and an exit code.
+
+    Exit 2 for bad input, a locked table, a missing file or unreachable storage; exit 3 when
+    the job itself failed (a task failed, the disk is full or read-only), having installed nothing.
+    """
+    from gossamer.engine import TaskFailed
     from gossamer.store import LockedError, TableError
 
     try:
         yield
-    except (SettingsError, LockedError, TableError, OSError, ValueError) as exc:
-        fail(str(exc))
+    except TaskFailed as exc:
+        fail(f"{_one_line(exc)} (nothing of this run was installed)", EXIT_FAILED)
+    except OSError as exc:
+        fail(_one_line(exc), EXIT_FAILED if exc.errno in WRITE_FAILURES else EXIT_USAGE)
+    except (SettingsError, LockedError, TableError, ValueError) as exc:
+        fail(_one_line(exc))
+    except Exception as exc:
+        if type(exc).__module__.lstrip("_").startswith("duckdb"):  # a query over damaged or unreadable files
+            fail(f"cannot read the table: {_one_line(exc)}")
+        raise
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first line of an error message (DuckDB and Arrow add context lines)."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 @contextmanager

@@ -17,9 +17,11 @@ and a crash leaves the last good version.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import tempfile
 import time
 import zlib
 from collections.abc import Sequence
@@ -128,9 +130,26 @@ def finish_index(directory: Path, shards: int, docs: int, fields: Sequence[Index
     fsync_path(directory)
 
 
+READ_ONLY_MARKS = ("ReadOnlyFilesystem", "PermissionDenied")
+"""How tantivy names a filesystem it cannot write (EROFS, EACCES) when it cannot take its lock file."""
+
+
 def open_shard(directory: Path) -> tantivy.Index:
-    """Open one shard for reading; :class:`TableError` when tantivy cannot."""
+    """Open one shard for reading; :class:`TableError` when tantivy cannot.
+
+    tantivy takes a lock file in the shard even to read it, so a shard on a read-only
+    filesystem (a read-only mount, a snapshot, a CD) is searched through a private copy
+    made here, removed when the process exits.
+    """
     try:
         return tantivy.Index.open(str(directory))
     except ValueError as exc:
-        raise TableError(f"{directory}: not a readable index shard ({exc})") from exc
+        if not any(mark in str(exc) for mark in READ_ONLY_MARKS):
+            raise TableError(f"{directory}: not a readable index shard ({exc})") from exc
+    copy = Path(tempfile.mkdtemp(prefix="gossamer-ro-shard-")) / directory.name
+    atexit.register(shutil.rmtree, copy.parent, True)
+    try:
+        shutil.copytree(directory, copy)
+        return tantivy.Index.open(str(copy))
+    except (OSError, ValueError) as exc:
+        raise TableError(f"{directory}: read-only, and a private copy failed too ({exc})") from exc

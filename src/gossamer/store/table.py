@@ -193,8 +193,33 @@ def finish_version(directory: Place | str, description: TableDescription) -> Non
     fsync_path(directory)
 
 
+PARQUET_MAGIC = b"PAR1"
+
+
+def damaged_part_hint(part: Path) -> str:
+    """What to do about a damaged part of ``<table>/current``: go back to ``<table>/old`` if it is there."""
+    version = part.parent
+    old = version.parent / "old"
+    if version.name == "current" and (old / SUCCESS_MARKER).exists():
+        return (f"; the previous version is intact in {old}: to go back to it, move {version} aside and "
+                f"rename {old} to {version.name}")
+    return "; there is no earlier version to go back to"
+
+
+def _check_parquet_ends(fd: int, path: Path) -> None:
+    """TableError (one line, with a hint) unless the part starts and ends with Parquet's magic bytes."""
+    size = os.fstat(fd).st_size
+    if size < 12 or os.pread(fd, 4, 0) != PARQUET_MAGIC or os.pread(fd, 4, size - 4) != PARQUET_MAGIC:
+        raise TableError(f"{path} is damaged (not a whole Parquet file: {size} bytes, cut short or overwritten)"
+                         + damaged_part_hint(path))
+
+
 class TableVersion:
     """A complete, read-only table version, pinned when opened.
+
+    Opening checks that every local part starts and ends with Parquet's magic bytes (a part
+    cut short by a crash or a full disk is refused at once, naming the file and the
+    ``old`` version to go back to).
 
     The directory and every part file are opened once, here; later reads go
     through those descriptors (on Linux as ``/proc/self/fd/N``), so a reader keeps
@@ -230,6 +255,7 @@ class TableVersion:
                 self.description = TableDescription.from_json(handle.read())
             for index in range(self.description.parts):
                 self._part_fds.append(os.open(part_name(index), os.O_RDONLY, dir_fd=self._dir_fd))
+                _check_parquet_ends(self._part_fds[-1], Path(directory) / part_name(index))
         except BaseException:
             self.close()
             raise

@@ -11,12 +11,16 @@ The HTTP protocol is a plugin (``protocol-http``, :mod:`gossamer.plugins.builtin
 See ``docs/fetching.md``.
 """
 
+from gossamer.crawl.fetch.install import STAGING as FETCH_STAGING
+from gossamer.crawl.fetch.install import fetch_leftovers
 from gossamer.crawl.fetch.job import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
 
 __all__ = [
+    "FETCH_STAGING",
     "FetchOptions",
     "FetchProgress",
     "FetchReport",
+    "fetch_leftovers",
     "fetch_segment",
     "process_count",
 ]

@@ -64,6 +64,14 @@ def check_fetchable(segment: Place) -> None:
         raise ValueError(f"{segment} is already fetched ({CRAWL_FETCH} exists): generate a new segment")
 
 
+def fetch_leftovers(segment: Place) -> list[str]:
+    """Tables of a local segment that an interrupted fetch install left: present without crawl_fetch."""
+    segment = as_place(segment)
+    if (segment / CRAWL_FETCH).exists():
+        return []
+    return [name for name in (CONTENT, *_parse_tables()) if (segment / name).exists()]
+
+
 def prepare_fetch(segment: Place) -> list[str]:
     """Remove what a crashed run left (staging, tables of an install that never reached crawl_fetch); those removed.
 
@@ -73,7 +81,7 @@ def prepare_fetch(segment: Place) -> list[str]:
     segment = as_place(segment)
     if segment.is_local:
         shutil.rmtree(segment / STAGING, ignore_errors=True)
-        removed = [name for name in (CONTENT, *_parse_tables()) if (segment / name).exists()]
+        removed = fetch_leftovers(segment)
         for name in removed:
             shutil.rmtree(segment / name)
         (segment / STAGING).mkdir()

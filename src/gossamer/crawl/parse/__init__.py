@@ -11,6 +11,7 @@
 docs/parsing.md describes the behaviour, every setting read and the table schemas.
 """
 
+from gossamer.crawl.parse.job import STAGING as PARSE_STAGING
 from gossamer.crawl.parse.job import ParseReport, parse_segment
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser, ParsedPage
@@ -18,6 +19,7 @@ from gossamer.store import PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA
 
 __all__ = [
     "PARSE_DATA_SCHEMA",
+    "PARSE_STAGING",
     "PARSE_TEXT_SCHEMA",
     "PageParser",
     "ParseOutputs",

@@ -1,0 +1,34 @@
+"""``gossamer clean-tmp``: remove what killed jobs left in a crawl directory."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gossamer.cli.common import EXIT_NOTHING, crawl_dir_argument, fail, user_errors
+
+
+def clean_tmp_command(
+    crawl_dir: Annotated[str, typer.Option("-d", "--dir", help="crawl directory or URI")] = "crawl",
+) -> None:
+    """Remove unfinished versions, segments and staging folders that killed jobs left behind.
+
+    A place a live job holds (its lock is taken) is left alone and listed as busy.
+
+    Examples:
+
+      gossamer clean-tmp -d crawl
+    """
+    from gossamer.crawl.sweep import sweep
+
+    place, settings = crawl_dir_argument(crawl_dir)
+    if not place.exists():
+        fail(f"no crawl directory at {crawl_dir}", EXIT_NOTHING)
+    with user_errors():
+        report = sweep(place, settings)
+    for removed in report.removed:
+        typer.echo(f"removed: {removed}")
+    for busy in report.busy:
+        typer.echo(f"busy (left alone): {busy}")
+    typer.echo(f"clean-tmp: {len(report.removed)} removed, {len(report.busy)} busy")
