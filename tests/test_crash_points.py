@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,68 @@ def test_updatedb_killed_at_its_renames_applies_the_segment_exactly_once(cli, si
         else:
             assert again.code == 0, (n, again.err)
         assert _status_counts(cli, crawldb) == expected, n
+
+
+def _observe(cli, job: str, root: Path) -> str:  # noqa: ANN001
+    """What a job changes, as comparable text ("unreadable: …" when a command cannot read it)."""
+    if job == "invertlinks":
+        out = root / f"dump-{time.monotonic_ns()}"
+        result = cli("readlinkdb", root / "linkdb", "-dump", out)
+        return "no linkdb" if result.code != 0 else "\n".join(sorted(
+            line for f in out.iterdir() if not f.name.startswith(".") for line in f.read_text().splitlines()))
+    if job == "index":
+        result = cli("search", "-d", root, "page", "--json", "-n", "50")
+        return "no index" if result.code != 0 else str(result.out.count('"url"'))
+    stats = cli("readdb", root / "crawldb", "-stats")
+    assert stats.code == 0, (job, stats.err)  # the crawldb stays readable whatever happened
+    lines = [line for line in stats.out.splitlines() if "time" not in line and not line.startswith("Statistics")]
+    segments = sorted(p.name for p in (root / "segments").iterdir() if p.name.isdigit())
+    return "\n".join([*lines, f"segments: {len(segments)}"])
+
+
+JOBS = {
+    "inject": lambda root: ["inject", root / "crawldb", root / "more.txt"],
+    "generate": lambda root: ["generate", root / "crawldb", root / "segments"],
+    "invertlinks": lambda root: ["invertlinks", root / "linkdb", "-dir", root / "segments",
+                                 "-D", "linkdb.ignore.internal.links=false"],
+    "dedup": lambda root: ["dedup", root / "crawldb"],
+    "index": lambda root: ["index", root / "crawldb", "-dir", root / "segments"],
+}
+
+
+@pytest.fixture(scope="module")
+def crawled(site, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: ANN001
+    """A crawl directory after one round (fetched with parsing, updated) plus due URLs, and new seeds."""
+    from gossamer.cli.main import main
+
+    root = tmp_path_factory.mktemp("crawled") / "crawl"
+    seeds = write_lines(root.parent / "seeds.txt", [site.url(f"/p{i}") for i in range(PAGES)])
+    assert main(["crawl", str(seeds), "-d", str(root), "-r", "1", *AGENT]) == 0
+    due = write_lines(root.parent / "due.txt", [f"http://due{i}.example/" for i in range(5)])
+    assert main(["inject", str(root / "crawldb"), str(due)]) == 0  # something for generate to select
+    write_lines(root / "more.txt", [f"http://new{i}.example/" for i in range(5)])
+    return root
+
+
+@pytest.mark.parametrize("job", sorted(JOBS))
+def test_table_jobs_killed_at_their_renames_leave_the_old_or_the_new_state(cli, crawled: Path, tmp_path: Path,
+                                                                           job: str) -> None:
+    """Inject, generate, invertlinks, dedup, index: after a kill the crawl is as before or as after, every
+    command still reads it, and running the job again ends where one clean run ends."""
+    clean = tmp_path / "clean"
+    shutil.copytree(crawled, clean)
+    before = _observe(cli, job, clean)
+    trace = tmp_path / "trace.txt"
+    assert _gossamer(*JOBS[job](clean), trace=trace) == 0
+    expected = _observe(cli, job, clean)
+    assert expected != before or job == "dedup"
+    for n in _kill_points(trace):
+        root = tmp_path / f"kill{n}"
+        shutil.copytree(crawled, root)
+        finished = _gossamer(*JOBS[job](root), kill_at=n) == 0  # threads may rename in another order
+        after_kill = _observe(cli, job, root)
+        assert after_kill in ((expected,) if finished else (before, expected)), (job, n, after_kill)
+        if after_kill == before or job in ("inject", "dedup", "index", "invertlinks"):
+            result = cli(*JOBS[job](root))
+            assert result.code == 0, (job, n, result.err)
+        assert _observe(cli, job, root) == expected, (job, n)
