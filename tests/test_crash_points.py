@@ -42,6 +42,7 @@ elif subprocess.run([STRACE, "-o", os.devnull, "true"], capture_output=True, che
 def _gossamer(*args: str | Path, kill_at: int | None = None, trace: Path | None = None) -> int:
     exe = Path(sys.executable).with_name("gossamer")
     env = {k: v for k, v in os.environ.items() if k in ENV_KEEP}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # Python writes .pyc files by rename: they would shift the count
     command = [str(exe), *map(str, args)]
     if kill_at is not None or trace is not None:
         strace = [STRACE or "strace", "-f", "-qq", "-o", str(trace or os.devnull), "-e", f"trace={RENAMES}"]
