@@ -31,4 +31,7 @@ def clean_tmp_command(
         typer.echo(f"removed: {removed}")
     for busy in report.busy:
         typer.echo(f"busy (left alone): {busy}")
-    typer.echo(f"clean-tmp: {len(report.removed)} removed, {len(report.busy)} busy")
+    for kept in report.kept:
+        typer.echo(f"kept: {kept}")
+    kept = f", {len(report.kept)} kept" if report.kept else ""
+    typer.echo(f"clean-tmp: {len(report.removed)} removed, {len(report.busy)} busy{kept}")

@@ -75,6 +75,7 @@ from gossamer.core.status import (
     STATUS_DB_MAX,
     STATUS_FETCH_MAX,
     CrawlStatus,
+    has_fetch_status,
     status_by_name,
     status_name,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "STATE_UNKNOWN",
     "STATUS_DB_MAX",
     "STATUS_FETCH_MAX",
+    "has_fetch_status",
     "Settings",
     "SettingsError",
     "TRUNCATED",

@@ -269,6 +269,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("fetcher.parse", False, "bool",
              "Parse content during the fetch instead of a separate parse step"),
     Property("fetcher.store.content", True, "bool", "Store fetched content in the segment"),
+    Property("fetcher.checkpoint.seconds", 10.0, "float",
+             "How often each fetch process makes what it fetched survive a kill, so that the next fetch "
+             "of the segment resumes instead of starting over (local segments); 0 = never"),
     Property("fetcher.warc.compression.level", 3, "int",
              "gzip level (1-9) of the segment's WARC files: 3 writes about 20% more bytes than 9 "
              "at several times the speed"),

@@ -8,7 +8,9 @@ What killed jobs leave, and how each is known to be dead:
   crawldb's lock for its whole run, so these go while this sweep holds that lock.
 * ``segments/<name>/.fetch-staging``, ``.parse-staging``, and content or parse tables
   without ``crawl_fetch`` (a fetch whose install was cut short): under the segment's lock,
-  which every fetch and parse holds.
+  which every fetch and parse holds.  The checkpointed pages of a killed fetch (its
+  journals and their WARC files, :mod:`gossamer.crawl.fetch.resume`) are kept and listed:
+  the next fetch of that segment resumes with them; the rest of its staging goes.
 * the local engine's spill directories beside a table (``tmp-spill-*``) go with the table's
   other ``tmp-*`` leftovers.
 
@@ -25,7 +27,7 @@ import shutil
 from dataclasses import dataclass, field
 
 from gossamer.core import Report, Settings
-from gossamer.crawl.fetch import FETCH_STAGING, fetch_leftovers
+from gossamer.crawl.fetch import FETCH_STAGING, fetch_leftovers, recover_journals
 from gossamer.crawl.parse import PARSE_STAGING
 from gossamer.engine import table_lock
 from gossamer.store import CrawlLayout, LockedError, Place, TableLock, recover
@@ -39,6 +41,7 @@ class SweepReport(Report):
 
     removed: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
 
 
 def _try_lock(place: Place, settings: Settings, report: SweepReport) -> TableLock | None:
@@ -91,6 +94,12 @@ def _sweep_segment(segment: Place, settings: Settings, report: SweepReport) -> N
     if lock is None:
         return
     try:
+        if FETCH_STAGING in names and not fetch_leftovers(segment):
+            kept = recover_journals(segment / FETCH_STAGING, None)  # prunes all but the checkpointed work
+            if kept.journals:
+                names.remove(FETCH_STAGING)
+                report.kept.append(f"{segment}/{FETCH_STAGING}: {kept.fetched:,} page(s) of an interrupted fetch "
+                                   "(the next fetch of the segment resumes with them)")
         for name in (*names, *fetch_leftovers(segment)):
             shutil.rmtree(segment / name, ignore_errors=True)
             report.removed.append(f"{segment}/{name}: left by a fetch or parse that did not finish")

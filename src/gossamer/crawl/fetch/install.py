@@ -10,7 +10,7 @@ commits by writing ``crawl_fetch/_table.json`` then ``crawl_fetch/_SUCCESS`` —
 same order as the local renames.  Either way ``crawl_fetch`` is the commit point: a
 crash leaves the segment unfetched (content or parse tables without it are leftovers,
 removed by the next run's :func:`prepare_fetch`; updatedb refuses such a segment), and
-the next run starts over.
+the next run resumes from the shares' checkpoints (local segments) or starts over.
 
 :func:`recent_requests` reads when the previous round fetched each host, from the
 segments beside this one (local or remote alike).
@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import Settings
+from gossamer.crawl.fetch.resume import JOURNALS, Recovered, recover_journals
 from gossamer.crawl.fetch.segment_sink import CONTENT, CRAWL_FETCH
 from gossamer.store import (
     DESCRIPTION_FILE,
@@ -72,24 +73,39 @@ def fetch_leftovers(segment: Place) -> list[str]:
     return [name for name in (CONTENT, *_parse_tables()) if (segment / name).exists()]
 
 
-def prepare_fetch(segment: Place) -> list[str]:
-    """Remove what a crashed run left (staging, tables of an install that never reached crawl_fetch); those removed.
+def prepare_fetch(segment: Place, settings: Settings, parse: bool) -> Recovered:
+    """Clear what a crashed run left, keeping its checkpointed pages; what was kept.
 
     Called under the segment's lock, after :func:`check_fetchable`: ``crawl_fetch`` is not
     there, so content and parse tables present are leftovers of an interrupted install.
+    Locally, content an interrupted install had already moved goes back into the staging
+    directory, and :func:`~gossamer.crawl.fetch.resume.recover_journals` keeps the
+    checkpointed work (unless ``fetcher.checkpoint.seconds`` is 0: then, and on other
+    filesystems, the fetch starts over).
     """
     segment = as_place(segment)
+    recovered = Recovered()
     if segment.is_local:
-        shutil.rmtree(segment / STAGING, ignore_errors=True)
+        staging = segment / STAGING
+        resume = settings.get_float("fetcher.checkpoint.seconds") > 0 and (staging / JOURNALS).is_dir()
+        if not resume:
+            shutil.rmtree(staging, ignore_errors=True)
+        elif (segment / CONTENT).is_dir() and not (staging / CONTENT).exists():
+            os.rename(segment / CONTENT, staging / CONTENT)  # the install had moved it: still this fetch's
         removed = fetch_leftovers(segment)
         for name in removed:
             shutil.rmtree(segment / name)
-        (segment / STAGING).mkdir()
+        staging.mkdir(exist_ok=True)
+        if resume:
+            recovered = recover_journals(staging, parse)
     else:
         removed = clear_tables(segment, (CONTENT, *_parse_tables(), CRAWL_FETCH))
     if removed:
         LOG.warning("%s: deleted %s left by a fetch that did not finish", segment.display(), ", ".join(removed))
-    return removed
+    if recovered.fetched:
+        LOG.warning("%s: resuming an interrupted fetch: %d page(s) already fetched are kept",
+                    segment.display(), recovered.fetched)
+    return recovered
 
 
 def install_fetch(segment: Place, processes: int, parse: bool, rows: int, files: Collection[str]) -> None:

@@ -21,9 +21,11 @@ filesystem (``s3://``, ``hdfs://`` …), into local scratch uploaded under the
 segment when the share is done.  When every process is done the tables are
 installed (:mod:`gossamer.crawl.fetch.install`: locally renamed into the segment,
 content first, crawl_fetch last; elsewhere committed by ``crawl_fetch/_SUCCESS``):
-a crash leaves the segment as it was before the fetch, and the next run starts over.
+a crash leaves the segment unfetched.  On a local segment each share checkpoints what
+it finished (:mod:`gossamer.crawl.fetch.resume`), so the next run resumes: it keeps
+those pages and fetches only the rest; elsewhere the next run starts over.
 A share whose process dies is not started again (its pages would be requested twice);
-the fetch fails and a re-run starts over.  Progress reaches the driver through the
+the fetch fails and a re-run resumes.  Progress reaches the driver through the
 engine's task reporter.
 """
 
@@ -43,6 +45,7 @@ from gossamer.core import CrawlDatum, Report, Settings, agent_string, sample_lim
 from gossamer.crawl.fetch.fetcher import fetch_all
 from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch, prepare_fetch, recent_requests
 from gossamer.crawl.fetch.results import FetchSummary
+from gossamer.crawl.fetch.resume import FetchJournal, Recovered, fetched_urls, recovered_batches
 from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
 from gossamer.engine import TaskReporter, default_task_count, run_tasks, table_lock
 from gossamer.store import Place, ShareOutput, TableVersion, as_place, batch_to_datums, partition_key_function
@@ -96,6 +99,7 @@ class FetchReport(Report):
     redirects_followed: int = 0
     redirect_loops: int = 0
     stopped: list[str] = field(default_factory=list)
+    resumed: int = 0
 
     @classmethod
     def of_share(cls, segment: str, summary: FetchSummary, sink: SegmentSink, rows: dict[str, int],
@@ -240,6 +244,7 @@ class ShareTask:
     parse: bool
     shares: dict[int, int]
     recent: dict[str, float]
+    recovered: Recovered = field(default_factory=Recovered)
 
 
 def fetch_share(task: ShareTask, index: int, reporter: TaskReporter) -> FetchReport:
@@ -258,10 +263,14 @@ def fetch_share(task: ShareTask, index: int, reporter: TaskReporter) -> FetchRep
     if shared:
         values.append(("fetcher.threads.per.queue", settings.get_int("fetcher.threads.per.queue") // processes))
     per_process = settings.with_values(values, "fetch job (share of one process)")
+    journaled = segment.is_local and settings.get_float("fetcher.checkpoint.seconds") > 0
     try:
         sink = SegmentSink(output.directory, index, per_process, task.parse,
                            settings.get_bool("fetcher.store.content"),
-                           f"{segment.name}-{index:05d}{output.suffix}", segment.name)
+                           f"{segment.name}-{index:05d}{output.suffix}", segment.name,
+                           journal=FetchJournal(output.directory, task.parse) if journaled else None)
+        for table, batch in recovered_batches(task.recovered, index, processes):
+            sink.absorb(table, batch)
     except BaseException:
         output.discard()
         raise
@@ -269,11 +278,11 @@ def fetch_share(task: ShareTask, index: int, reporter: TaskReporter) -> FetchRep
     def report(summary: FetchSummary, active: int) -> None:
         reporter.report((summary.pages, summary.bytes, summary.errors, active))
 
+    done, recent = _resumed(task, owns)
     try:
-        summary = asyncio.run(fetch_all(fetch_list(segment / "crawl_generate", owns), per_process, sink,
-                                        progress=report, owns=owns, monitor_interval=0.5,
-                                        sharers=processes if shared else 1,
-                                        recent={u: t for u, t in task.recent.items() if owns(u)}))
+        todo = ((url, datum) for url, datum in fetch_list(segment / "crawl_generate", owns) if url not in done)
+        summary = asyncio.run(fetch_all(todo, per_process, sink, progress=report, owns=owns, monitor_interval=0.5,
+                                        sharers=processes if shared else 1, recent=recent))
         rows = sink.close()
         files = output.publish()
     except BaseException:
@@ -282,6 +291,24 @@ def fetch_share(task: ShareTask, index: int, reporter: TaskReporter) -> FetchRep
         raise
     report(summary, 0)
     return FetchReport.of_share(segment.name, summary, sink, rows, files, sample_limit(settings))
+
+
+def _resumed(task: ShareTask, owns: Callable[[str], bool]) -> tuple[set[str], dict[str, float]]:
+    """URLs of this share that an interrupted run already fetched, and when each host was last requested.
+
+    The second value is ``task.recent`` (the previous round) updated with the interrupted
+    run's latest request per host, so a resumed fetch keeps the delay a host is owed.
+    """
+    recent = {url: ended for url, ended in task.recent.items() if owns(url)}
+    done: set[str] = set()
+    latest: dict[str, tuple[float, str]] = {}
+    for url, (host, ended) in fetched_urls(task.recovered).items():
+        if owns(url):
+            done.add(url)
+            if ended > latest.get(host, (0.0, ""))[0]:
+                latest[host] = (ended, url)
+    recent.update({url: ended for ended, url in latest.values()})
+    return done, recent
 
 
 def _shares(segment: Place, settings: Settings, processes: int) -> dict[int, int]:
@@ -325,13 +352,13 @@ def _fetch_locked(segment: Place, settings: Settings, options: FetchOptions,
                   progress: Callable[[FetchProgress], None] | None) -> FetchReport:
     parse = settings.get_bool("fetcher.parse") if options.parse is None else options.parse
     check_fetchable(segment)
-    prepare_fetch(segment)  # what a crashed run left
+    recovered = prepare_fetch(segment, settings, parse)  # what a crashed run left: kept if checkpointed
     processes = process_count(settings, options.processes)
     total_threads = options.threads or settings.get_int("fetcher.threads.fetch")
     # absolute: a task may run in another working directory (a Spark executor)
     task = ShareTask(segment.absolute(), settings, processes, max(1, -(-total_threads // processes)), parse,
-                     _shares(segment, settings, processes), recent_requests(segment, settings))
-    report = FetchReport(segment.name, processes, sample_limit=sample_limit(settings))
+                     _shares(segment, settings, processes), recent_requests(segment, settings), recovered)
+    report = FetchReport(segment.name, processes, resumed=recovered.fetched, sample_limit=sample_limit(settings))
     started = time.monotonic()
     totals = _ProgressTotals(progress)
     for part in run_tasks(settings, f"fetch {segment.name}", fetch_share,

@@ -19,12 +19,16 @@ writes them).  URLs dropped without a fetch get no row; they are counted.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from gossamer.core import WARC_RECORD_KEY, CrawlDatum, CrawlStatus, Settings, sample_limit
 from gossamer.crawl.fetch.results import FetchResult
+from gossamer.crawl.fetch.resume import FetchJournal
 from gossamer.crawl.fetch.warc import WarcFileWriter
 from gossamer.engine import SortedPartWriter
 from gossamer.store import CRAWLDB_SCHEMA, datums_to_batch, part_name
@@ -52,17 +56,22 @@ class SegmentSink:
     """
 
     def __init__(self, staging: Path, part: int, settings: Settings, parse: bool, store_content: bool,
-                 warc_prefix: str, segment_name: str | None = None) -> None:
+                 warc_prefix: str, segment_name: str | None = None, journal: FetchJournal | None = None) -> None:
         self.staging = staging
         self.part = part
         segment_name = staging.parent.name if segment_name is None else segment_name
         (staging / CRAWL_FETCH).mkdir(parents=True, exist_ok=True)
         writers = 4 if parse else 1
-        self.fetch_rows = SortedPartWriter(
+        fetch_rows = SortedPartWriter(
             staging / CRAWL_FETCH / part_name(part), CRAWLDB_SCHEMA,
             memory_bytes=part_memory_bytes(settings, writers),
             row_group_rows=settings.get_int("store.row.group.rows"),
             compression=settings.get_str("store.compression"))
+        self.plain_writers: dict[str, SortedPartWriter] = {CRAWL_FETCH: fetch_rows}
+        self.journal = journal
+        self.fetch_rows = fetch_rows if journal is None else journal.tee(CRAWL_FETCH, fetch_rows)
+        self.checkpoint_seconds = settings.get_float("fetcher.checkpoint.seconds")
+        self._next_checkpoint = time.monotonic() + self.checkpoint_seconds
         self.warc = WarcFileWriter(staging / CONTENT, prefix=warc_prefix,
                                    info={"isPartOf": segment_name},
                                    compression_level=settings.get_int("fetcher.warc.compression.level")
@@ -73,7 +82,9 @@ class SegmentSink:
             from gossamer.crawl.parse import PageParser, ParseOutputs
 
             self.parser = PageParser(settings)
-            self.parse_outputs = ParseOutputs(staging, part, settings, segment_name)
+            self.parse_outputs = ParseOutputs(staging, part, settings, segment_name,
+                                              tee=None if journal is None else journal.tee)
+            self.plain_writers.update(self.parse_outputs.plain_writers)
         self.pending: list[tuple[str, CrawlDatum]] = []
         self.drops: Counter[str] = Counter()
         self.parse_status: Counter[str] = Counter()
@@ -96,6 +107,8 @@ class SegmentSink:
                 self.parse_errors.append(f"{result.url}: {page.failed}")
         if len(self.pending) >= FLUSH_ROWS:
             self.flush()
+        if self.journal is not None and time.monotonic() >= self._next_checkpoint:
+            self.checkpoint()
 
     def dropped(self, url: str, datum: CrawlDatum, reason: str, detail: str) -> None:
         """Count a URL dropped without a fetch (it stays due in the crawldb)."""
@@ -107,8 +120,30 @@ class SegmentSink:
             self.fetch_rows.add(datums_to_batch(self.pending))
             self.pending = []
 
+    def absorb(self, table: str, batch: pa.RecordBatch) -> None:
+        """Write rows an interrupted run checkpointed into this part (not journaled again).
+
+        Rows of a parse table are dropped when this sink does not parse (the journal
+        recovery keeps only journals written with the same parse setting).
+        """
+        writer = self.plain_writers.get(table)
+        if writer is not None:
+            writer.add(batch)
+
+    def checkpoint(self) -> None:
+        """Make everything written so far survive a kill (see :mod:`gossamer.crawl.fetch.resume`)."""
+        if self.journal is None:
+            return
+        self.flush()
+        if self.parse_outputs is not None:
+            self.parse_outputs.flush()
+        files, length = self.warc.sync() if self.warc is not None else ([], 0)
+        self.journal.checkpoint(files, length)
+        self._next_checkpoint = time.monotonic() + self.checkpoint_seconds
+
     def close(self) -> dict[str, int]:
         """Finish every output of the part; returns rows written per table."""
+        self.checkpoint()  # a kill while the parts are written or installed keeps the whole share
         self.flush()
         rows = {CRAWL_FETCH: self.fetch_rows.close()}
         if self.warc is not None:
@@ -116,6 +151,8 @@ class SegmentSink:
             rows["warc_records"] = self.warc.records
         if self.parse_outputs is not None:
             rows.update(self.parse_outputs.close())
+        if self.journal is not None:
+            self.journal.close()
         return rows
 
     def abort(self) -> None:
@@ -125,4 +162,6 @@ class SegmentSink:
             self.warc.close()
         if self.parse_outputs is not None:
             self.parse_outputs.abort()
+        if self.journal is not None:
+            self.journal.close()
 

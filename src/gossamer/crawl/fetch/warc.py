@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -92,8 +93,12 @@ class WarcFileWriter:
 
     def _open(self) -> GzipWriter:
         if self._gzip is None:
-            path = self.directory / f"{self.prefix}-{self._stamp}-{len(self.files):05d}.warc.gz"
-            self._raw = open(path, "wb")  # noqa: SIM115 - closed in _close_file
+            serial = len(self.files)
+            path = self.directory / f"{self.prefix}-{self._stamp}-{serial:05d}.warc.gz"
+            while path.exists():  # a resumed fetch keeps the files of the run before it
+                serial += 1
+                path = self.directory / f"{self.prefix}-{self._stamp}-{serial:05d}.warc.gz"
+            self._raw = open(path, "xb")  # noqa: SIM115 - closed in _close_file
             self._gzip = GzipWriter(self._raw, compression_level=self.compression_level)
             self.files.append(path)
             fields = {"software": self.software, "format": "WARC File Format 1.1", **self.info}
@@ -142,11 +147,26 @@ class WarcFileWriter:
         self._write(request)
         return locator
 
+    def sync(self) -> tuple[list[str], int]:
+        """Put every record written so far on disk; the file names so far and the length of the last one.
+
+        Every record ends a gzip member, so a file cut to that length holds whole records
+        (what a resumed fetch keeps: :mod:`gossamer.crawl.fetch.resume`).
+        """
+        if self._gzip is not None and self._raw is not None:
+            self._gzip.flush()
+            self._raw.flush()
+            os.fsync(self._raw.fileno())
+            return [p.name for p in self.files], self._raw.tell()
+        return [p.name for p in self.files], self.files[-1].stat().st_size if self.files else 0
+
     def _close_file(self) -> None:
         if self._gzip is not None:
             self._gzip.close()
             self._gzip = None
         if self._raw is not None:
+            self._raw.flush()
+            os.fsync(self._raw.fileno())
             self._raw.close()
             self._raw = None
 

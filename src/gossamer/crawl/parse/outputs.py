@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from gossamer.core import Settings
@@ -49,21 +50,26 @@ class ParseOutputs:
 
     ``segment_name`` (default: the name of ``staging_dir``'s parent) is recorded in every
     page's content metadata as ``nutch.segment.name`` when it is a segment's (numbered) name.
+    ``tee`` wraps each table's writer (a fetch journal: :mod:`gossamer.crawl.fetch.resume`);
+    ``plain_writers`` are the unwrapped ones.
     """
 
-    def __init__(self, staging_dir: Path, part: int, settings: Settings, segment_name: str | None = None) -> None:
+    def __init__(self, staging_dir: Path, part: int, settings: Settings, segment_name: str | None = None,
+                 tee: Callable[[str, SortedPartWriter], SortedPartWriter] | None = None) -> None:
         self.staging_dir = Path(staging_dir)
         self.part = part
         self.store_text = settings.get_bool("parser.store.text")
         memory = max(1 << 20, settings.get_int("engine.memory.budget.mb") * (1 << 20) // 4)
         compression = settings.get_str("store.compression")
         self.writers: dict[str, SortedPartWriter] = {}
+        self.plain_writers: dict[str, SortedPartWriter] = {}
         for table, schema in SCHEMAS.items():
             directory = self.staging_dir / table
             directory.mkdir(parents=True, exist_ok=True)
-            self.writers[table] = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
-                                                   row_group_rows=row_group_rows(settings, table),
-                                                   compression=compression)
+            writer = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
+                                      row_group_rows=row_group_rows(settings, table), compression=compression)
+            self.plain_writers[table] = writer
+            self.writers[table] = writer if tee is None else tee(table, writer)
         name = self.staging_dir.resolve().parent.name if segment_name is None else segment_name
         self.segment_name = name if name.isdigit() else ""
         self._buffer = PageBuffer(self.store_text)
