@@ -17,19 +17,20 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ENV_KEEP, stats_value, write_lines
-from tests.fetch_server import ThreadedSite
+from tests import crash_support
+from tests.conftest import ENV_KEEP, write_lines
+from tests.crash_support import AGENT, JOBS, PAGES, observe, status_counts
+
+site = crash_support.site
+crawled = crash_support.crawled
 
 pytestmark = pytest.mark.slow
 STRACE = shutil.which("strace")
 RENAMES = "rename,renameat,renameat2"
-AGENT = ("-D", "http.agent.name=gossamer-test", "-D", "fetcher.server.delay=0", "-D", "fetcher.parse=true")
-PAGES = 6
 
 if STRACE is None:
     if os.environ.get("GOSSAMER_SKIP_STRACE") == "1":
@@ -67,21 +68,6 @@ def _kill_points(trace: Path) -> list[int]:
     return sorted({1, *directories[:2], *directories[-1:]})
 
 
-def _status_counts(cli, crawldb: Path) -> dict[str, str]:  # noqa: ANN001
-    stats = cli("readdb", crawldb, "-stats")
-    assert stats.code == 0, stats.err
-    return {s: stats_value(stats.out, s) if f"{s}:" in stats.out else "0"
-            for s in ("TOTAL urls", "status 1 (db_unfetched)", "status 2 (db_fetched)")}
-
-
-@pytest.fixture(scope="module")
-def site():  # noqa: ANN201
-    with ThreadedSite() as running:
-        for i in range(PAGES):
-            running.route(f"/p{i}", body=f"<html><title>p{i}</title>page {i}</html>".encode())
-        yield running
-
-
 def _fresh_segment(cli, root: Path, site) -> tuple[Path, Path]:  # noqa: ANN001
     crawldb, segments = root / "crawldb", root / "segments"
     root.mkdir(parents=True)
@@ -107,7 +93,7 @@ def test_fetch_killed_at_its_renames_leaves_the_segment_unfetched_or_fetched(cli
                 assert refused.code == 2 and "did not finish" in refused.err, (n, refused.err)
             assert cli("fetch", segment, *AGENT).code == 0, n  # the next run removes the leftovers
         assert cli("updatedb", crawldb, segment).code == 0, n
-        counts = _status_counts(cli, crawldb)
+        counts = status_counts(cli, crawldb)
         assert counts["status 2 (db_fetched)"] == str(PAGES), (n, counts)
 
 
@@ -118,7 +104,7 @@ def test_updatedb_killed_at_its_renames_applies_the_segment_exactly_once(cli, si
     pristine = tmp_path / "pristine"
     shutil.copytree(tmp_path / "clean", pristine)
     assert _gossamer("updatedb", crawldb, segment, trace=trace) == 0
-    expected = _status_counts(cli, crawldb)
+    expected = status_counts(cli, crawldb)
     points = _kill_points(trace)
     assert len(points) == 3  # writing; current -> old, staging -> current
     for n in points:
@@ -126,7 +112,7 @@ def test_updatedb_killed_at_its_renames_applies_the_segment_exactly_once(cli, si
         shutil.copytree(pristine, root)
         crawldb, segment = root / "crawldb", root / "segments" / segment.name
         assert _gossamer("updatedb", crawldb, segment, kill_at=n) != 0
-        before = _status_counts(cli, crawldb)  # readable: the previous or the new version
+        before = status_counts(cli, crawldb)  # readable: the previous or the new version
         assert before in ({**expected, "status 2 (db_fetched)": "0", "status 1 (db_unfetched)": str(PAGES)},
                           expected), (n, before)
         again = cli("updatedb", crawldb, segment)
@@ -134,48 +120,7 @@ def test_updatedb_killed_at_its_renames_applies_the_segment_exactly_once(cli, si
             assert again.code == 2 and "already absorbed" in again.err, (n, again.err)  # not applied twice
         else:
             assert again.code == 0, (n, again.err)
-        assert _status_counts(cli, crawldb) == expected, n
-
-
-def _observe(cli, job: str, root: Path) -> str:  # noqa: ANN001
-    """What a job changes, as comparable text ("unreadable: …" when a command cannot read it)."""
-    if job == "invertlinks":
-        out = root / f"dump-{time.monotonic_ns()}"
-        result = cli("readlinkdb", root / "linkdb", "-dump", out)
-        return "no linkdb" if result.code != 0 else "\n".join(sorted(
-            line for f in out.iterdir() if not f.name.startswith(".") for line in f.read_text().splitlines()))
-    if job == "index":
-        result = cli("search", "-d", root, "page", "--json", "-n", "50")
-        return "no index" if result.code != 0 else str(result.out.count('"url"'))
-    stats = cli("readdb", root / "crawldb", "-stats")
-    assert stats.code == 0, (job, stats.err)  # the crawldb stays readable whatever happened
-    lines = [line for line in stats.out.splitlines() if "time" not in line and not line.startswith("Statistics")]
-    segments = sorted(p.name for p in (root / "segments").iterdir() if p.name.isdigit())
-    return "\n".join([*lines, f"segments: {len(segments)}"])
-
-
-JOBS = {
-    "inject": lambda root: ["inject", root / "crawldb", root / "more.txt"],
-    "generate": lambda root: ["generate", root / "crawldb", root / "segments"],
-    "invertlinks": lambda root: ["invertlinks", root / "linkdb", "-dir", root / "segments",
-                                 "-D", "linkdb.ignore.internal.links=false"],
-    "dedup": lambda root: ["dedup", root / "crawldb"],
-    "index": lambda root: ["index", root / "crawldb", "-dir", root / "segments"],
-}
-
-
-@pytest.fixture(scope="module")
-def crawled(site, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: ANN001
-    """A crawl directory after one round (fetched with parsing, updated) plus due URLs, and new seeds."""
-    from gossamer.cli.main import main
-
-    root = tmp_path_factory.mktemp("crawled") / "crawl"
-    seeds = write_lines(root.parent / "seeds.txt", [site.url(f"/p{i}") for i in range(PAGES)])
-    assert main(["crawl", str(seeds), "-d", str(root), "-r", "1", *AGENT]) == 0
-    due = write_lines(root.parent / "due.txt", [f"http://due{i}.example/" for i in range(5)])
-    assert main(["inject", str(root / "crawldb"), str(due)]) == 0  # something for generate to select
-    write_lines(root / "more.txt", [f"http://new{i}.example/" for i in range(5)])
-    return root
+        assert status_counts(cli, crawldb) == expected, n
 
 
 @pytest.mark.parametrize("job", sorted(JOBS))
@@ -185,18 +130,18 @@ def test_table_jobs_killed_at_their_renames_leave_the_old_or_the_new_state(cli, 
     command still reads it, and running the job again ends where one clean run ends."""
     clean = tmp_path / "clean"
     shutil.copytree(crawled, clean)
-    before = _observe(cli, job, clean)
+    before = observe(cli, job, clean)
     trace = tmp_path / "trace.txt"
     assert _gossamer(*JOBS[job](clean), trace=trace) == 0
-    expected = _observe(cli, job, clean)
+    expected = observe(cli, job, clean)
     assert expected != before or job == "dedup"
     for n in _kill_points(trace):
         root = tmp_path / f"kill{n}"
         shutil.copytree(crawled, root)
         finished = _gossamer(*JOBS[job](root), kill_at=n) == 0  # threads may rename in another order
-        after_kill = _observe(cli, job, root)
+        after_kill = observe(cli, job, root)
         assert after_kill in ((expected,) if finished else (before, expected)), (job, n, after_kill)
         if after_kill == before or job in ("inject", "dedup", "index", "invertlinks"):
             result = cli(*JOBS[job](root))
             assert result.code == 0, (job, n, result.err)
-        assert _observe(cli, job, root) == expected, (job, n)
+        assert observe(cli, job, root) == expected, (job, n)
