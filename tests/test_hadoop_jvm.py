@@ -176,3 +176,16 @@ def test_hooks_accept_hadoops_own_files(hadoop: HadoopJvm, tmp_path: Path) -> No
     assert_hadoop_map_file_gets(hadoop, tmp_path / "mf", {"k000": 0, "k150": 150, "k299": 299, "k300": None})
     assert not list(tmp_path.rglob("*.crc"))
     assert hadoop.read_map_file(tmp_path / "mf")[:2] == [("k000", 0), ("k001", 1)]
+
+
+def test_java_read_rate_loops_inside_the_jvm(hadoop: HadoopJvm, tmp_path: Path) -> None:
+    from bench.nutchformats_java import java_read_rate, write_text_text
+
+    rate = java_read_rate(vector_path("text-text-none"), "Text", "Text", runs=2, warmups=1, jvm=hadoop)
+    assert rate["records"] == 3000 and rate["records_per_s"] > 0 and len(rate["seconds"]) == 2
+    path = tmp_path / "bench.seq"
+    write_text_text(hadoop, path, 2000)
+    assert java_read_rate(path, runs=1, warmups=0, jvm=hadoop)["records"] == 2000
+    records = hadoop.read_sequence_file(path)
+    assert records[1][0] == "http://host1.example.com/page/1" and all(v for _, v in records)
+    assert hadoop.sequence_file_header(path)["codec"] == "org.apache.hadoop.io.compress.DefaultCodec"
