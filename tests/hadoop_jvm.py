@@ -130,7 +130,7 @@ class HadoopJvm:
             address="127.0.0.1", port=port, auth_token=token, auto_convert=True))
         self.jvm = self.gateway.jvm
         self.conf = self.new_conf()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     # --- life cycle -------------------------------------------------------------------------------------------
 
