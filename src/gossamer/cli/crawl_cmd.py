@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gossamer.crawl.generate import GenerateReport
     from gossamer.crawl.inject import InjectReport
     from gossamer.crawl.updatedb import UpdateReport
+    from gossamer.store import Place
 
 
 class ConsoleListener:
@@ -41,6 +42,11 @@ class ConsoleListener:
     def generated(self, report: GenerateReport) -> None:
         """Print generate's summary."""
         print_generate_report(report)
+
+    def unfinished(self, segments: list[Place]) -> None:
+        """Say which segments of an interrupted run this round finishes."""
+        names = ", ".join(segment.name for segment in segments)
+        typer.echo(f"Finishing segment(s) {names} of an interrupted crawl (no generate this round)")
 
     def fetching(self, progress: FetchProgress) -> None:
         """Update the live line."""

@@ -15,7 +15,10 @@ stay due for the next round).  Each step's report goes to a :class:`CrawlListene
 :class:`~gossamer.store.location.Location` (``s3://bucket/crawl``, ``hdfs://…``): every
 table, segment and the index are then on that filesystem.  A
 step that fails raises; everything before it is installed and stays usable,
-and running the same command again goes on from there.
+and running the same command again goes on from there: a round a killed run left
+unfinished (segments newer than any the crawldb absorbed, not absorbed:
+:func:`unfinished_segments`) is finished first — its fetch resumed, its parse and
+updatedb run — instead of generating the same URLs into a new segment.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
 from gossamer.engine import table_lock
-from gossamer.store import CrawlLayout, Place
+from gossamer.store import CrawlLayout, Place, list_segments, live_version_dir, open_live, table_present
 
 DEFAULT_TOP_N = 50_000
 """URLs per round when ``-topN`` is not given (``bin/crawl``'s ``--size-fetchlist``)."""
@@ -61,6 +64,9 @@ class CrawlListener(Protocol):
 
     def generated(self, report: GenerateReport) -> None:
         """Generate finished (``report.segments`` empty: nothing due, the crawl ends)."""
+
+    def unfinished(self, segments: list[Place]) -> None:
+        """The round finishes segments a killed run left (instead of generating)."""
 
     def fetching(self, progress: FetchProgress) -> None:
         """Live fetch progress."""
@@ -125,30 +131,56 @@ def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
         listener.injected(inject(layout.crawldb, options.seeds, settings, InjectOptions()))
     parse_inline = inline_parse(settings)
     processes = process_count(settings, options.processes)
+    unfinished = unfinished_segments(layout)
     for number in range(1, options.rounds + 1):
         listener.round_started(number, options.rounds)
-        generated = generate(layout.crawldb, layout.segments, settings,
-                             GenerateOptions(top_n=options.top_n, num_fetchers=processes))
-        listener.generated(generated)
-        if not generated.segments:
+        if unfinished:  # a killed run's round: finish it rather than generate the same URLs again
+            segments, unfinished = unfinished, []
+            listener.unfinished(segments)
+        else:
+            generated = generate(layout.crawldb, layout.segments, settings,
+                                 GenerateOptions(top_n=options.top_n, num_fetchers=processes))
+            listener.generated(generated)
+            segments = generated.segments
+        if not segments:
             report.stopped = "nothing due"
             break
-        for segment in generated.segments:
-            fetched = fetch_segment(segment, settings, FetchOptions(options.threads, parse_inline, processes),
-                                    listener.fetching)
-            listener.fetched(fetched)
-            report.pages_fetched += fetched.pages
-            if not parse_inline:
-                from gossamer.crawl.parse import parse_segment
-
-                listener.parsed(parse_segment(segment, settings))
-            report.segments.append(segment)
-        listener.updated(updatedb(layout.crawldb, generated.segments, settings))
+        for segment in segments:
+            _fetch_and_parse(segment, settings, FetchOptions(options.threads, parse_inline, processes),
+                             listener, report)
+        listener.updated(updatedb(layout.crawldb, segments, settings))
         report.rounds_done = number
     if options.index:
         index_crawl(layout, report.segments, settings, listener)
     report.seconds = time.monotonic() - started
     return report
+
+
+def unfinished_segments(layout: CrawlLayout) -> list[Place]:
+    """Segments of a round a killed ``crawl`` did not finish: newer than any the crawldb absorbed, not absorbed.
+
+    Empty when the crawldb does not exist yet (nothing was generated from it).
+    """
+    if live_version_dir(layout.crawldb) is None:
+        return []
+    with open_live(layout.crawldb) as version:
+        absorbed = set(version.description.absorbed)
+    newest = max(absorbed, default="")
+    return [s for s in list_segments(layout.segments) if s.name > newest and s.name not in absorbed]
+
+
+def _fetch_and_parse(segment: Place, settings: Settings, options: FetchOptions, listener: CrawlListener,
+                     report: CrawlReport) -> None:
+    """Fetch ``segment`` (resuming an interrupted fetch) and parse it, skipping what is already done."""
+    if not table_present(segment / "crawl_fetch"):
+        fetched = fetch_segment(segment, settings, options, listener.fetching)
+        listener.fetched(fetched)
+        report.pages_fetched += fetched.pages
+    if not table_present(segment / "crawl_parse"):
+        from gossamer.crawl.parse import parse_segment
+
+        listener.parsed(parse_segment(segment, settings))
+    report.segments.append(segment)
 
 
 def index_crawl(layout: CrawlLayout, segments: list[Place], settings: Settings,
