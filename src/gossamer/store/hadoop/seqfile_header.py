@@ -95,8 +95,22 @@ def header_bytes(header: SequenceFileHeader) -> bytes:
 
 
 def read_header(source: ByteSource) -> SequenceFileHeader:
-    """Parse the header at the source's start; :class:`HadoopFormatError` for a wrong magic, version or truncation."""
-    source.ensure(_MAX_HEADER)
+    """Parse the header at the source's start; :class:`HadoopFormatError` for a wrong magic, version or truncation.
+
+    The source is read a few KiB at a time until the header fits (at most 16 MiB).
+    """
+    probe = 4096
+    while True:
+        complete = not source.ensure(probe)
+        try:
+            return _parse_header(source)
+        except HadoopFormatError:
+            if complete or probe >= _MAX_HEADER:
+                raise
+            probe *= 4
+
+
+def _parse_header(source: ByteSource) -> SequenceFileHeader:
     window = source.buf
     cursor = Cursor(window, source.i, name=source.name, base=source.base)
     if len(window) - source.i < 4:

@@ -96,7 +96,7 @@ class ByteSource:
             return
         if self.stream is None:
             raise self.error(f"an offset inside the file, found {offset}")
-        if hasattr(self.stream, "seek"):
+        if _can_seek(self.stream):
             self.stream.seek(offset)
             self.base, self.i, self.buf, self.eof = offset, 0, b"", False
             return
@@ -126,6 +126,14 @@ class ByteSource:
     def close(self) -> None:
         if self.stream is not None and hasattr(self.stream, "close"):
             self.stream.close()
+
+
+def _can_seek(stream: Any) -> bool:
+    probe = getattr(stream, "seekable", None)
+    try:
+        return bool(probe()) if callable(probe) else hasattr(stream, "seek")
+    except (OSError, ValueError):
+        return False
 
 
 def _tell(stream: Any) -> int:
