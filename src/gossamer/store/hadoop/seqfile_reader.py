@@ -217,7 +217,7 @@ class SequenceFileReader:
                 return None
             self._read_sync(at)
         self._synced = False
-        count_at = source.pos
+        count_at = self._at = source.pos
         count = read_source_vint(source, "record count")
         if count < 0:
             raise source.error(f"a non-negative record count, found {count}", count_at)
