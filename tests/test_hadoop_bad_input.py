@@ -151,3 +151,11 @@ def test_corrupt_compressed_block_names_the_codec(tmp_path: Path) -> None:
         list(SequenceFileReader(path))
     assert str(caught.value).startswith(f"{path}: byte ")
     assert "SnappyCodec stream" in caught.value.reason or "lengths" in caught.value.reason
+
+
+def test_a_lenient_split_of_a_sound_file_skips_nothing() -> None:
+    data = _file(compression=BLOCK)
+    reader = SequenceFileReader(data, start=len(data) // 2, lenient=True)
+    got = list(reader)
+    assert got and got == _records()[-len(got):]
+    assert (reader.skipped_records, reader.skipped_bytes, reader.problems) == (0, 0, [])

@@ -98,6 +98,7 @@ def test_a_third_party_writable_registers_without_touching_the_default() -> None
     registry.register(Point(), ["net.example.Point"])
     assert registry.get("net.example.Point").deserialize(registry.get("org.example.Point").serialize((1, 2))) == (1, 2)
     assert "org.example.Point" not in DEFAULT_REGISTRY
+    assert "net.example.Point" in registry.copy() and "net.example.Point" in registry.names()
     mapping = registry.get(IO + "MapWritable")
     data = mapping.serialize({"p": Typed("org.example.Point", (3, 4))})
     assert mapping.deserialize(data) == {"p": (3, 4)}

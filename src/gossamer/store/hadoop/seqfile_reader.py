@@ -121,7 +121,7 @@ class SequenceFileReader:
         except HadoopFormatError:
             self._done = True
             return
-        self._enter_marker(offset)
+        self._enter_marker()
 
     def _enter_marker(self, skipped_from: int | None = None) -> None:
         """Find the next marker from the current position and stand after it (or finish)."""
