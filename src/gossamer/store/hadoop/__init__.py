@@ -1,0 +1,107 @@
+"""Hadoop's and Nutch's own file formats, byte for byte: Writables, SequenceFile, MapFile, ArrayFile.
+
+* primitives (:mod:`.primitives`): Java big-endian numbers, Hadoop vints, ``Text``, the old
+  ``UTF8``, ``writeUTF``, ``writeString`` — :class:`Cursor` reads, :class:`Output` writes;
+* Writables (:mod:`.writable`, :mod:`.writables_basic`, :mod:`.writables_compound`): one
+  :class:`WritableCodec` per Java class, found by class name in a :class:`WritableRegistry`
+  (:data:`DEFAULT_REGISTRY`; register third-party classes there or in :func:`new_registry`);
+* compression codecs by class name (:mod:`.compression`): zlib, gzip, bzip2, snappy, LZ4, zstd;
+* SequenceFile (:mod:`.seqfile_header`, :mod:`.seqfile_writer`, :mod:`.seqfile_reader`,
+  :mod:`.seqfile_blocks`): versions 1 (Nutch 0.x) to 6, NONE / RECORD / BLOCK compression,
+  sync markers, splits, lenient reading, Arrow batches;
+* MapFile and ArrayFile (:mod:`.mapfile`).
+
+Every bad input is a :class:`HadoopFormatError` naming file, byte offset and what was expected.
+Layouts with hex examples: ``docs/nutch-formats.md``.
+"""
+
+from gossamer.store.hadoop.compression import (
+    CompressionCodec,
+    compression_codec,
+    compression_codec_names,
+    register_compression_codec,
+)
+from gossamer.store.hadoop.errors import HadoopFormatError
+from gossamer.store.hadoop.mapfile import ArrayFileReader, ArrayFileWriter, MapFileReader, MapFileWriter
+from gossamer.store.hadoop.primitives import Cursor, Output, decode_vlong, encode_vlong
+from gossamer.store.hadoop.registry import DEFAULT_REGISTRY, new_registry
+from gossamer.store.hadoop.seqfile_blocks import Block
+from gossamer.store.hadoop.seqfile_header import BLOCK, NONE, RECORD, SequenceFileHeader
+from gossamer.store.hadoop.seqfile_reader import SequenceFileReader
+from gossamer.store.hadoop.seqfile_writer import BLOCK_SIZE, SYNC_INTERVAL, SequenceFileWriter, new_sync_marker
+from gossamer.store.hadoop.writable import Typed, WritableCodec, WritableRegistry
+from gossamer.store.hadoop.writables_basic import (
+    BOOLEAN,
+    BYTES,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LONG,
+    MD5_HASH,
+    NULL,
+    TEXT,
+    UTF8,
+    VINT,
+    VLONG,
+)
+from gossamer.store.hadoop.writables_compound import (
+    MAP_CLASS_IDS,
+    ArrayWritableCodec,
+    MapWritableCodec,
+    NutchMetadataCodec,
+    PropertiesCodec,
+    WritableMap,
+    read_version,
+    write_version,
+)
+
+__all__ = [
+    "BLOCK",
+    "BLOCK_SIZE",
+    "BOOLEAN",
+    "BYTES",
+    "DEFAULT_REGISTRY",
+    "DOUBLE",
+    "FLOAT",
+    "INT",
+    "LONG",
+    "MAP_CLASS_IDS",
+    "MD5_HASH",
+    "NONE",
+    "NULL",
+    "RECORD",
+    "SYNC_INTERVAL",
+    "TEXT",
+    "UTF8",
+    "VINT",
+    "VLONG",
+    "ArrayFileReader",
+    "ArrayFileWriter",
+    "ArrayWritableCodec",
+    "Block",
+    "CompressionCodec",
+    "Cursor",
+    "HadoopFormatError",
+    "MapFileReader",
+    "MapFileWriter",
+    "MapWritableCodec",
+    "NutchMetadataCodec",
+    "Output",
+    "PropertiesCodec",
+    "SequenceFileHeader",
+    "SequenceFileReader",
+    "SequenceFileWriter",
+    "Typed",
+    "WritableCodec",
+    "WritableMap",
+    "WritableRegistry",
+    "compression_codec",
+    "compression_codec_names",
+    "decode_vlong",
+    "encode_vlong",
+    "new_registry",
+    "new_sync_marker",
+    "read_version",
+    "register_compression_codec",
+    "write_version",
+]
