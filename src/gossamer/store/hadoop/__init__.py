@@ -9,7 +9,8 @@
 * SequenceFile (:mod:`.seqfile_header`, :mod:`.seqfile_writer`, :mod:`.seqfile_reader`,
   :mod:`.seqfile_blocks`): versions 1 (Nutch 0.x) to 6, NONE / RECORD / BLOCK compression,
   sync markers, splits, lenient reading, Arrow batches;
-* MapFile and ArrayFile (:mod:`.mapfile`).
+* MapFile and ArrayFile (:mod:`.mapfile`); what a path holds (:mod:`.paths`: a file, a MapFile,
+  a job's directory of parts).
 
 Every bad input is a :class:`HadoopFormatError` naming file, byte offset and what was expected.
 Layouts with hex examples: ``docs/nutch-formats.md``.
@@ -23,6 +24,7 @@ from gossamer.store.hadoop.compression import (
 )
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.mapfile import ArrayFileReader, ArrayFileWriter, MapFileReader, MapFileWriter
+from gossamer.store.hadoop.paths import data_files, is_map_file, map_files, part_names
 from gossamer.store.hadoop.primitives import Cursor, Output, decode_vlong, encode_vlong
 from gossamer.store.hadoop.registry import DEFAULT_REGISTRY, new_registry
 from gossamer.store.hadoop.seqfile_blocks import Block
@@ -96,6 +98,10 @@ __all__ = [
     "WritableMap",
     "WritableRegistry",
     "compression_codec",
+    "data_files",
+    "is_map_file",
+    "map_files",
+    "part_names",
     "compression_codec_names",
     "decode_vlong",
     "encode_vlong",
