@@ -212,3 +212,14 @@ def test_inlinks_and_parse_text() -> None:
     inlinks = [NutchInlink("http://a/", "x"), NutchInlink("http://ü/", "")]
     assert from_core_inlinks(to_core_inlinks(inlinks)) == inlinks
     assert from_core_parse_text(to_core_parse_text("tëxt")) == "tëxt"
+
+
+def test_damaged_reserved_keys_are_errors() -> None:
+    with pytest.raises(HadoopFormatError, match="_nutch_types_"):
+        strings_to_map({"k": "v", TYPES_KEY: "{not json"}, REG)
+    with pytest.raises(HadoopFormatError, match="JSON object"):
+        strings_to_map({"k": "v", TYPES_KEY: "[1]"}, REG)
+    broken = to_core_parse_data(PARSES[0], REG)
+    broken.parse_metadata[MULTI_KEY] = "{"
+    with pytest.raises(HadoopFormatError, match=MULTI_KEY):
+        from_core_parse_data(broken, REG)

@@ -44,7 +44,7 @@ from gossamer.core import (
 )
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.nutch_crawldatum import NutchCrawlDatum
-from gossamer.store.hadoop.nutch_metadata_map import map_to_strings, strings_to_map
+from gossamer.store.hadoop.nutch_metadata_map import load_json, map_to_strings, strings_to_map
 from gossamer.store.hadoop.nutch_segment_records import NutchContent, NutchInlink, NutchOutlink, NutchParseData
 from gossamer.store.hadoop.nutch_status import NutchParseStatus, NutchProtocolStatus
 from gossamer.store.hadoop.registry import DEFAULT_REGISTRY
@@ -152,7 +152,7 @@ def _single_valued(metadata: dict[str, list[str]]) -> dict[str, str]:
 
 
 def _multi_valued(metadata: dict[str, str]) -> dict[str, list[str]]:
-    multi: dict[str, list[str]] = json.loads(metadata[MULTI_KEY]) if MULTI_KEY in metadata else {}
+    multi: dict[str, list[str]] = load_json(metadata[MULTI_KEY], MULTI_KEY) if MULTI_KEY in metadata else {}
     return {name: list(multi.get(name, [value])) for name, value in metadata.items()
             if name not in (MULTI_KEY, PARSE_STATUS_KEY)}
 
@@ -178,7 +178,7 @@ def to_core_parse_data(data: NutchParseData, registry: WritableRegistry | None =
 
 def from_core_parse_data(data: ParseData, registry: WritableRegistry | None = None) -> NutchParseData:
     """Gossamer's ``ParseData`` as Nutch's; inverse of :func:`to_core_parse_data`."""
-    saved: dict[str, Any] | None = (json.loads(data.parse_metadata[PARSE_STATUS_KEY])
+    saved: dict[str, Any] | None = (load_json(data.parse_metadata[PARSE_STATUS_KEY], PARSE_STATUS_KEY)
                                     if PARSE_STATUS_KEY in data.parse_metadata else None)
     if saved is not None:
         status = NutchParseStatus(saved["major"], saved["minor"], saved["args"])

@@ -93,6 +93,17 @@ def parse_protocol_status(text: str) -> NutchProtocolStatus:
     return NutchProtocolStatus(int(match.group(2)), int(match.group(3)), None if arg is None else [arg])
 
 
+def load_json(text: str, key: str) -> Any:
+    """The JSON object stored under a reserved metadata ``key``; :class:`HadoopFormatError` if it is not one."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HadoopFormatError(f"metadata {key!r}: JSON, found {text[:60]!r} ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise HadoopFormatError(f"metadata {key!r}: a JSON object, found {text[:60]!r}")
+    return value
+
+
 def _float32_text(value: float) -> str:
     packed = _F32.pack(value)
     for digits in range(1, 10):
@@ -209,7 +220,7 @@ def map_to_strings(value: dict[Any, Any] | None, registry: WritableRegistry) -> 
 
 def strings_to_map(metadata: dict[str, str], registry: WritableRegistry) -> WritableMap | None:
     """Gossamer metadata as a :class:`WritableMap` (``None`` when empty), inverse of :func:`map_to_strings`."""
-    types = json.loads(metadata[TYPES_KEY]) if TYPES_KEY in metadata else {}
+    types = load_json(metadata[TYPES_KEY], TYPES_KEY) if TYPES_KEY in metadata else {}
     entries = types.get("entries", {})
     result = WritableMap()
     result.custom = list(types.get("table", []))
