@@ -122,7 +122,8 @@ def run(opts: BenchOptions) -> dict[str, Any]:
             rounds.append({"round": number, "exit": measured.returncode, "wall_s": round(measured.wall_s, 2),
                            "cpu_s": round(measured.cpu_s, 2),
                            "peak_rss_mb": round(measured.peak_rss_bytes / 2**20, 1),
-                           "leftovers": len(_leftovers(crawl, temp_before)), **{f"serve_{k}": v for k, v in sample.items()}})
+                           "leftovers": len(_leftovers(crawl, temp_before)),
+                           **{f"serve_{k}": v for k, v in sample.items()}})
             localweb.log(json.dumps(rounds[-1]))
     finally:
         server.terminate()
