@@ -31,8 +31,12 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.nutch_common import check_int, write_float32
+from gossamer.store.hadoop.nutch_crawldatum_arrow import CRAWL_DATUM_ARROW, crawl_datum_column
 from gossamer.store.hadoop.primitives import INT_MAX, INT_MIN, Cursor, Output
 from gossamer.store.hadoop.writable import WritableCodec, WritableRegistry
 from gossamer.store.hadoop.writables_basic import HADOOP_IO
@@ -153,3 +157,22 @@ class CrawlDatumCodec(WritableCodec):
             "signature": None if value.signature is None else value.signature.hex(),
             "metadata": None if value.metadata is None else self._map_codec().to_json(value.metadata),
         }
+
+    def arrow_type(self) -> pa.DataType:
+        """:data:`~gossamer.store.hadoop.nutch_crawldatum_arrow.CRAWL_DATUM_ARROW` (metadata kept serialized)."""
+        return CRAWL_DATUM_ARROW
+
+    def arrow_column(self, data: np.ndarray, offsets: np.ndarray) -> pa.Array:
+        """A block's values as one struct array: vectorised for version 7, else record by record."""
+        try:
+            return crawl_datum_column(data, offsets)
+        except HadoopFormatError:
+            pass
+        rows = []
+        for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
+            datum = self.deserialize(memoryview(data)[start:end])
+            rows.append({"version": datum.version, "status": datum.status, "fetch_time": datum.fetch_time,
+                         "retries": datum.retries, "fetch_interval": datum.fetch_interval, "score": datum.score,
+                         "modified_time": datum.modified_time, "signature": datum.signature,
+                         "metadata": self._map_codec().serialize(datum.metadata) if datum.metadata else None})
+        return pa.array(rows, CRAWL_DATUM_ARROW)
