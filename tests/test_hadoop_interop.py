@@ -256,3 +256,18 @@ def test_map_file_writer_passes_block_size_to_data(tmp_path: Path) -> None:
         assert reader.get("k039") == "v" * 10
     with SequenceFileReader(io.BytesIO((tmp_path / "m" / "data").read_bytes())) as data:
         assert len(list(data.blocks())) == len(reader.index_keys)
+
+
+def test_block_text_fast_path_equals_value_by_value_decoding() -> None:
+    """BLOCK Text→Text records decode through Arrow only when that gives exactly what ``TextCodec.read`` gives."""
+    from gossamer.store.hadoop import TEXT, SequenceFileWriter
+
+    sink = io.BytesIO()
+    writer = SequenceFileWriter(sink, TEXT.java_class, TEXT.java_class, compression=BLOCK, block_size=64)
+    texts = ["a", "", "é😀", "x" * 200, "z"]
+    for text in texts:
+        writer.append(text, text[::-1])
+    writer.append_raw(b"\x01\xff", b"\x02\xc3(")  # not UTF-8: kept as surrogate escapes, not replaced
+    writer.close()
+    with SequenceFileReader(io.BytesIO(sink.getvalue())) as reader:
+        assert list(reader) == [(t, t[::-1]) for t in texts] + [("\udcff", "\udcc3(")]
