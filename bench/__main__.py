@@ -28,6 +28,7 @@ from bench import (
     polite_bench,
     relevance_bench,
     search_bench,
+    soak_bench,
     spark_bench,
     updatedb_bench,
     urlchain_bench,
@@ -45,6 +46,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(index_bench.NAME, index_bench.DESCRIPTION, index_bench.run),
         Benchmark(search_bench.NAME, search_bench.DESCRIPTION, search_bench.run),
         Benchmark(relevance_bench.NAME, relevance_bench.DESCRIPTION, relevance_bench.run),
+        Benchmark(soak_bench.NAME, soak_bench.DESCRIPTION, soak_bench.run),
         Benchmark(nutchformats_bench.NAME, nutchformats_bench.DESCRIPTION, nutchformats_bench.run),
     )
 }

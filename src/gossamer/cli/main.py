@@ -29,6 +29,7 @@ from gossamer.cli.parse_cmd import parse_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
 from gossamer.cli.readseg_cmd import readseg_command
+from gossamer.cli.readseq_cmd import readseq_command
 from gossamer.cli.robots_cmd import robotschecker_command
 from gossamer.cli.search_cmd import search_command
 from gossamer.cli.searchnode_cmd import searchnode_command
@@ -71,6 +72,7 @@ app.command("inject")(inject_command)
 app.command("readdb")(readdb_command)
 app.command("mergedb")(mergedb_command)
 app.command("readseg")(readseg_command)
+app.command("readseq")(readseq_command)
 app.command("generate")(generate_command)
 app.command("fetch")(fetch_command)
 app.command("parse")(parse_command)

@@ -9,7 +9,11 @@
 * SequenceFile (:mod:`.seqfile_header`, :mod:`.seqfile_writer`, :mod:`.seqfile_reader`,
   :mod:`.seqfile_blocks`): versions 1 (Nutch 0.x) to 6, NONE / RECORD / BLOCK compression,
   sync markers, splits, lenient reading, Arrow batches;
-* MapFile and ArrayFile (:mod:`.mapfile`).
+* Nutch's records (``nutch_*`` modules: CrawlDatum, Content, ParseData, ParseText, Inlinks,
+  the 0.4/0.5 records; registered in :data:`DEFAULT_REGISTRY` on import; conversions to and from
+  Gossamer's core records: ``to_core_*`` / ``from_core_*``; ``docs/nutch-records.md``);
+* MapFile and ArrayFile (:mod:`.mapfile`); what a path holds (:mod:`.paths`: a file, a MapFile,
+  a job's directory of parts).
 
 Every bad input is a :class:`HadoopFormatError` naming file, byte offset and what was expected.
 Layouts with hex examples: ``docs/nutch-formats.md``.
@@ -23,6 +27,24 @@ from gossamer.store.hadoop.compression import (
 )
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.mapfile import ArrayFileReader, ArrayFileWriter, MapFileReader, MapFileWriter
+from gossamer.store.hadoop.nutch_convert import (
+    from_core_content,
+    from_core_datum,
+    from_core_inlinks,
+    from_core_outlink,
+    from_core_parse_data,
+    from_core_parse_text,
+    to_core_content,
+    to_core_datum,
+    to_core_inlinks,
+    to_core_outlink,
+    to_core_parse_data,
+    to_core_parse_text,
+)
+from gossamer.store.hadoop.nutch_crawldatum import NutchCrawlDatum
+from gossamer.store.hadoop.nutch_registry import nutch_registry, register_nutch_codecs
+from gossamer.store.hadoop.nutch_segment_records import NutchContent, NutchInlink, NutchOutlink, NutchParseData
+from gossamer.store.hadoop.paths import data_files, is_map_file, map_files, part_names
 from gossamer.store.hadoop.primitives import Cursor, Output, decode_vlong, encode_vlong
 from gossamer.store.hadoop.registry import DEFAULT_REGISTRY, new_registry
 from gossamer.store.hadoop.seqfile_blocks import Block
@@ -56,6 +78,25 @@ from gossamer.store.hadoop.writables_compound import (
 )
 
 __all__ = [
+    "from_core_content",
+    "from_core_datum",
+    "from_core_inlinks",
+    "from_core_outlink",
+    "from_core_parse_data",
+    "from_core_parse_text",
+    "to_core_content",
+    "to_core_datum",
+    "to_core_inlinks",
+    "to_core_outlink",
+    "to_core_parse_data",
+    "to_core_parse_text",
+    "NutchCrawlDatum",
+    "nutch_registry",
+    "register_nutch_codecs",
+    "NutchContent",
+    "NutchInlink",
+    "NutchOutlink",
+    "NutchParseData",
     "BLOCK",
     "BLOCK_SIZE",
     "BOOLEAN",
@@ -96,6 +137,10 @@ __all__ = [
     "WritableMap",
     "WritableRegistry",
     "compression_codec",
+    "data_files",
+    "is_map_file",
+    "map_files",
+    "part_names",
     "compression_codec_names",
     "decode_vlong",
     "encode_vlong",

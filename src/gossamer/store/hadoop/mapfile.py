@@ -164,11 +164,13 @@ class ArrayFileWriter:
     """An ArrayFile: values numbered 0, 1, … as ``LongWritable`` keys of a MapFile.
 
     ``options`` are :class:`MapFileWriter`'s; the default compression is RECORD with
-    ``DefaultCodec``, what Hadoop's ``ArrayFile.Writer`` uses (``io.seqfile.compression.type``).
+    ``DefaultCodec``, what Hadoop's ``ArrayFile.Writer`` uses (``io.seqfile.compression.type``),
+    except for versions before 3 (Nutch 0.x), which have no compression.
     """
 
     def __init__(self, directory: Directory, value_class: str, **options: Any) -> None:
-        options.setdefault("compression", RECORD)
+        if options.get("version", CURRENT_VERSION) >= 3:
+            options.setdefault("compression", RECORD)
         self.map = MapFileWriter(directory, LONG.java_class, value_class, **options)
         self.count = 0
 
