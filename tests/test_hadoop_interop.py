@@ -15,6 +15,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from gossamer.store.hadoop import (
@@ -271,3 +272,39 @@ def test_block_text_fast_path_equals_value_by_value_decoding() -> None:
     writer.close()
     with SequenceFileReader(io.BytesIO(sink.getvalue())) as reader:
         assert list(reader) == [(t, t[::-1]) for t in texts] + [("\udcff", "\udcc3(")]
+
+
+READSEQ_PARTS = [p for p in PARTS if not p.label and "ArrayWritable" not in p.header["value_class"]
+                 and len(p.facts["records"]) <= 500]
+
+
+@pytest.mark.parametrize("part", READSEQ_PARTS, ids=[p.id for p in READSEQ_PARTS])
+def test_readseq_prints_the_vectors_json(part: Part, cli: Any) -> None:
+    """``gossamer readseq`` prints the records in the vectors' JSON convention (the codecs' ``to_json``)."""
+    import json
+
+    result = cli("readseq", part.path)
+    assert result.code == 0, result.err
+    lines = [json.loads(line) for line in result.out.splitlines()]
+    assert [[line["key"], line["value"]] for line in lines] == part.facts["records"]
+
+
+def test_block_text_fast_path_with_long_values_and_bad_lengths() -> None:
+    from gossamer.store.hadoop import TEXT, SequenceFileWriter
+    from gossamer.store.hadoop.seqfile_blocks import fast_values
+
+    texts = ["s", "m" * 200, "l" * 70000, ""]
+    data = b"".join(TEXT.serialize(t) for t in texts)
+    offsets = np.cumsum([0] + [len(TEXT.serialize(t)) for t in texts])
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    assert fast_values(TEXT, buffer, offsets) == texts
+    bad = bytearray(data)
+    bad[3] += 1  # the 200-character value's vint (8f c8) now says 201
+    assert fast_values(TEXT, np.frombuffer(bytes(bad), dtype=np.uint8), offsets) is None
+    sink = io.BytesIO()
+    writer = SequenceFileWriter(sink, TEXT.java_class, TEXT.java_class, compression=BLOCK)
+    for text in texts:
+        writer.append(text, text)
+    writer.close()
+    with SequenceFileReader(io.BytesIO(sink.getvalue())) as reader:
+        assert list(reader) == [(t, t) for t in texts]

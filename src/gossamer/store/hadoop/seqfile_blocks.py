@@ -109,10 +109,17 @@ def fast_values(codec: WritableCodec, data: np.ndarray, offsets: np.ndarray) -> 
     if type(codec) is not TextCodec or len(offsets) < 2:
         return None
     prefix = text_prefix_sizes(data, offsets)
-    if not (prefix == 1).all():
+    lengths = np.diff(offsets)
+    if (prefix > lengths).any():
         return None
-    declared = data[offsets[:-1]].view(np.int8).astype(np.int64)
-    if not (declared == np.diff(offsets) - 1).all():
+    width = int(prefix.max())
+    grid = offsets[:-1, None] + np.arange(width)[None, :]
+    heads = data[grid[np.arange(width)[None, :] < prefix[:, None]]]  # every vint prefix, row after row
+    try:
+        declared = decode_vints(heads, len(prefix))
+    except HadoopFormatError:
+        return None
+    if not (declared == lengths - prefix).all():
         return None
     stripped, new_offsets = strip_prefixes(data, offsets, prefix)
     try:
