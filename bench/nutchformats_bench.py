@@ -11,7 +11,8 @@ it, the JVM's JIT and GC threads included), start-up excluded, best of several r
 * ``java_read`` — the peer: ``SequenceFile.Reader.next(key, value)`` into reused ``Text`` objects, the loop
   inside the JVM (:func:`bench.nutchformats_java.java_read_rate`).
 
-Goals: Text→Text ≥ 1M records/s and ≥ 0.5 × Java's rate (the faster Gossamer API; every mode is reported).
+Goals: Text→Text ≥ 1M records/s and ≥ 0.5 × Java's rate (the faster Gossamer API that decodes the values:
+``records``, or ``batches`` when both codecs have a vectorised Arrow decoding; every mode is reported).
 CrawlDatum hook (:func:`crawldatum_codec`): when ``gossamer.store.hadoop`` has a codec registered for
 ``org.apache.nutch.crawl.CrawlDatum``, a Text→CrawlDatum file of the same size (bytes laid out as Nutch 1.x
 writes them, written by Gossamer: Nutch's classes are not on this machine, so no Java peer) is read too,
@@ -127,6 +128,15 @@ def _read_once(path: Path, mode: str) -> tuple[int, float, Any]:
     return count, time.perf_counter() - started, first
 
 
+def _arrow_decodes(path: Path) -> bool:
+    """Whether ``batches()`` decodes both columns (codecs with their own ``arrow_column``) or keeps raw bytes."""
+    from gossamer.store.hadoop import SequenceFileReader, WritableCodec
+
+    with SequenceFileReader(path) as reader:
+        codecs = (reader.key_codec, reader.value_codec)
+    return all(type(codec).arrow_column is not WritableCodec.arrow_column for codec in codecs)
+
+
 def gossamer_read(path: Path, mode: str, runs: int, warmups: int) -> dict[str, Any]:
     cpu = pin_one_core()
     import pyarrow as pa
@@ -134,6 +144,7 @@ def gossamer_read(path: Path, mode: str, runs: int, warmups: int) -> dict[str, A
     pa.set_cpu_count(1)
     pa.set_io_thread_count(1)
     crawldatum_codec()  # registers a CrawlDatum codec if one exists
+    decoded = mode == "records" or (mode == "batches" and _arrow_decodes(path))
     timings, count, first = [], 0, None
     for run in range(warmups + runs):
         count, seconds, first = _read_once(path, mode)
@@ -144,7 +155,7 @@ def gossamer_read(path: Path, mode: str, runs: int, warmups: int) -> dict[str, A
 
         first = TEXT.deserialize(first)
     first_key = first
-    return {"mode": mode, "records": count, "records_per_s": round(count / min(timings)),
+    return {"mode": mode, "decoded": decoded, "records": count, "records_per_s": round(count / min(timings)),
             "records_per_s_median": round(count / statistics.median(timings)),
             "seconds": [round(t, 4) for t in timings], "cpu": cpu, "first_key": first_key}
 
@@ -211,7 +222,8 @@ def run(opts: BenchOptions) -> dict[str, Any]:
     java_rate = java["records_per_s"] if java else None
     if java_rate:
         rates["java"] = java_rate
-    best_mode = max(gossamer, key=lambda m: gossamer[m]["records_per_s"]) if gossamer else None
+    decoding = [m for m in gossamer if gossamer[m]["decoded"]]  # goals count only APIs that decode the values
+    best_mode = max(decoding, key=lambda m: gossamer[m]["records_per_s"]) if decoding else None
     best = gossamer[best_mode]["records_per_s"] if best_mode else None
     ratios = {f"gossamer_{m}_vs_java": round(r["records_per_s"] / java_rate, 3)
               for m, r in gossamer.items() if java_rate}
@@ -221,9 +233,11 @@ def run(opts: BenchOptions) -> dict[str, Any]:
               "ratio": ratios.get(f"gossamer_{best_mode}_vs_java"),
               "met": bool(best and java_rate and best >= RATIO_GOAL * java_rate)}]
     if "rates" in crawldatum:
-        cd_best = max(r["records_per_s"] for r in crawldatum["rates"].values())
-        goals.append({"goal": f"CrawlDatum >= {CRAWLDATUM_GOAL:,} records/s on one core", "value": cd_best,
-                      "met": cd_best >= CRAWLDATUM_GOAL})
+        cd_modes = {m: r["records_per_s"] for m, r in crawldatum["rates"].items() if r["decoded"]}
+        cd_mode = max(cd_modes, key=cd_modes.__getitem__) if cd_modes else None
+        cd_best = cd_modes.get(cd_mode) if cd_mode else None
+        goals.append({"goal": f"CrawlDatum >= {CRAWLDATUM_GOAL:,} records/s on one core (best decoding API: "
+                              f"{cd_mode})", "value": cd_best, "met": bool(cd_best and cd_best >= CRAWLDATUM_GOAL)})
         rates |= {f"crawldatum_{m}": r["records_per_s"] for m, r in crawldatum["rates"].items()}
     return {
         "params": {"records": records, "runs": runs, "warmups": warmups, "quick": opts.quick,
