@@ -24,6 +24,7 @@ from bench import (
     crawl_bench,
     index_bench,
     inject_bench,
+    nutchformats_bench,
     polite_bench,
     relevance_bench,
     search_bench,
@@ -46,6 +47,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(search_bench.NAME, search_bench.DESCRIPTION, search_bench.run),
         Benchmark(relevance_bench.NAME, relevance_bench.DESCRIPTION, relevance_bench.run),
         Benchmark(soak_bench.NAME, soak_bench.DESCRIPTION, soak_bench.run),
+        Benchmark(nutchformats_bench.NAME, nutchformats_bench.DESCRIPTION, nutchformats_bench.run),
     )
 }
 
@@ -124,6 +126,8 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"goal {goal['goal']}: {state} ({value})")
     for key, value in result.get("where_spark_time_goes", {}).items():
         print(f"spark time {key}: {value}")
+    for name, rate in result.get("rates", {}).items():
+        print(f"rate {name:<20} {_fmt(rate, '12,')} records/s (one core, start-up excluded)")
     if result.get("note"):
         print(f"note: {result['note']}")
     for mode, loop in result.get("loops", {}).items():

@@ -42,7 +42,7 @@ CASES = [
     (TEXT, "héllo", "0668c3a96c6c6f", "héllo"),
     (UTF8, "abc", "0003616263", "abc"),
     (BYTES, b"\x00\xff", "0000000200ff", {"base64": "AP8="}),
-    (MD5_HASH, bytes(range(16)), bytes(range(16)).hex(), bytes(range(16)).hex()),
+    (MD5_HASH, bytes(range(16)), bytes(range(16)).hex(), {"md5": bytes(range(16)).hex()}),
     (NULL, None, "", None),
     (INT, -2, "fffffffe", -2),
     (LONG, 640, "0000000000000280", 640),

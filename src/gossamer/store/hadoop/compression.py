@@ -4,7 +4,10 @@ A SequenceFile names its codec class in the header and compresses each value (RE
 each of a block's four buffers (BLOCK) as one independent stream:
 
 * ``DefaultCodec`` / ``DeflateCodec`` — a zlib stream (RFC 1950);
-* ``GzipCodec`` — a gzip member (RFC 1952); several members are read one after another;
+* ``GzipCodec`` — a gzip member (RFC 1952); several members are read one after another; written
+  like Hadoop's built-in Java gzip: the 10-byte header ``1f 8b 08 00 00000000 00 00`` (no
+  name, mtime 0, no extra flags, OS byte 0 — zlib's own gzip header says OS 3), raw deflate at
+  level 6 (Java's ``Deflater`` default, as zlib's), CRC-32 and size, little-endian;
 * ``BZip2Codec`` — a bzip2 stream starting ``BZh`` (Hadoop writes the ``BZ`` magic itself,
   then ``CBZip2OutputStream``'s ``h9``…; a stream without ``BZ`` is read too);
 * ``SnappyCodec`` / ``Lz4Codec`` — Hadoop's ``BlockCompressorStream`` framing around raw
@@ -46,9 +49,15 @@ def _zlib_decompress(data: bytes) -> bytes:
     return zlib.decompress(data)
 
 
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x00"
+"""The gzip member header Hadoop's ``BuiltInGzipCompressor`` writes (OS byte 0, where zlib writes 3)."""
+_GZIP_TRAILER = struct.Struct("<II")
+
+
 def _gzip_compress(data: bytes) -> bytes:
-    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
-    return packer.compress(data) + packer.flush()
+    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = packer.compress(data) + packer.flush()
+    return GZIP_HEADER + body + _GZIP_TRAILER.pack(zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
 
 def _gzip_decompress(data: bytes) -> bytes:

@@ -23,9 +23,9 @@ from typing import Any
 
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.registry import DEFAULT_REGISTRY
-from gossamer.store.hadoop.seqfile_header import BLOCK, CURRENT_VERSION, NONE
+from gossamer.store.hadoop.seqfile_header import BLOCK, CURRENT_VERSION, NONE, RECORD
 from gossamer.store.hadoop.seqfile_reader import SequenceFileReader
-from gossamer.store.hadoop.seqfile_writer import SequenceFileWriter
+from gossamer.store.hadoop.seqfile_writer import BLOCK_SIZE, SYNC_INTERVAL, SequenceFileWriter
 from gossamer.store.hadoop.writable import WritableRegistry
 from gossamer.store.hadoop.writables_basic import LONG
 from gossamer.store.place import Place
@@ -54,21 +54,29 @@ def _display(directory: Directory) -> str:
 
 
 class MapFileWriter:
-    """Writes a new MapFile directory; keys must come in order (an out-of-order key is refused)."""
+    """Writes a new MapFile directory; keys must come in order (an out-of-order key is refused).
+
+    ``block_size`` (``io.seqfile.compress.blocksize``) and ``sync_interval`` apply to ``data``
+    and ``index`` alike, as Hadoop's configuration and writer options do; ``sync`` and
+    ``index_sync`` fix the two files' sync markers (for byte-identical output).
+    """
 
     def __init__(self, directory: Directory, key_class: str, value_class: str, *, compression: str = NONE,
                  codec: str | None = None, index_interval: int = INDEX_INTERVAL, sync: bytes | None = None,
                  index_sync: bytes | None = None, version: int = CURRENT_VERSION,
-                 registry: WritableRegistry | None = None) -> None:
+                 registry: WritableRegistry | None = None, block_size: int = BLOCK_SIZE,
+                 sync_interval: int = SYNC_INTERVAL) -> None:
         self.registry = registry or DEFAULT_REGISTRY
         self.key_codec = self.registry.get(key_class)
         self.value_codec = self.registry.get(value_class)
         self.name = _display(directory)
         _make_dir(directory)
         self.data = SequenceFileWriter(_child(directory, DATA), key_class, value_class, compression=compression,
-                                       codec=codec, sync=sync, version=version, registry=self.registry)
+                                       codec=codec, sync=sync, version=version, registry=self.registry,
+                                       block_size=block_size, sync_interval=sync_interval)
         self.index = SequenceFileWriter(_child(directory, INDEX), key_class, LONG.java_class, compression=BLOCK,
-                                        sync=index_sync, version=max(version, 4), registry=self.registry)
+                                        sync=index_sync, version=max(version, 4), registry=self.registry,
+                                        block_size=block_size, sync_interval=sync_interval)
         self.index_interval = index_interval
         self.size = 0
         self._last_key: Any = None
@@ -153,9 +161,16 @@ class MapFileReader:
 
 
 class ArrayFileWriter:
-    """An ArrayFile: values numbered 0, 1, … as ``LongWritable`` keys of a MapFile."""
+    """An ArrayFile: values numbered 0, 1, … as ``LongWritable`` keys of a MapFile.
+
+    ``options`` are :class:`MapFileWriter`'s; the default compression is RECORD with
+    ``DefaultCodec``, what Hadoop's ``ArrayFile.Writer`` uses (``io.seqfile.compression.type``),
+    except for versions before 3 (Nutch 0.x), which have no compression.
+    """
 
     def __init__(self, directory: Directory, value_class: str, **options: Any) -> None:
+        if options.get("version", CURRENT_VERSION) >= 3:
+            options.setdefault("compression", RECORD)
         self.map = MapFileWriter(directory, LONG.java_class, value_class, **options)
         self.count = 0
 

@@ -10,16 +10,18 @@ without a Python loop per record.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from gossamer.store.hadoop.arrowcols import binary_array, decode_vints
+from gossamer.store.hadoop.arrowcols import binary_array, decode_vints, strip_prefixes, text_prefix_sizes
 from gossamer.store.hadoop.compression import CompressionCodec
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.primitives import INT_MAX, Cursor, vint_size
 from gossamer.store.hadoop.source import ByteSource
 from gossamer.store.hadoop.writable import WritableCodec
+from gossamer.store.hadoop.writables_basic import TextCodec
 
 
 @dataclass
@@ -95,6 +97,35 @@ def _offsets(lengths: np.ndarray) -> np.ndarray:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
+
+
+def fast_values(codec: WritableCodec, data: np.ndarray, offsets: np.ndarray) -> list[Any] | None:
+    """The decoded values of a block buffer through Arrow, or None where only value-by-value decoding is exact.
+
+    Only ``Text`` takes this path, and only when the whole buffer is well-formed UTF-8 with matching vint
+    lengths: then each string equals what ``TextCodec.read`` returns. Anything else (another class, a bad
+    length, bytes that are not UTF-8, which ``read`` keeps as surrogate escapes) gives None.
+    """
+    if type(codec) is not TextCodec or len(offsets) < 2:
+        return None
+    prefix = text_prefix_sizes(data, offsets)
+    lengths = np.diff(offsets)
+    if (prefix > lengths).any():
+        return None
+    width = int(prefix.max())
+    grid = offsets[:-1, None] + np.arange(width)[None, :]
+    heads = data[grid[np.arange(width)[None, :] < prefix[:, None]]]  # every vint prefix, row after row
+    try:
+        declared = decode_vints(heads, len(prefix))
+    except HadoopFormatError:
+        return None
+    if not (declared == lengths - prefix).all():
+        return None
+    stripped, new_offsets = strip_prefixes(data, offsets, prefix)
+    try:
+        return binary_array(stripped, new_offsets).cast(pa.string()).to_pylist()
+    except pa.ArrowInvalid:
+        return None
 
 
 def block_batch(block: Block, key_codec: WritableCodec | None, value_codec: WritableCodec | None,

@@ -32,7 +32,14 @@ from gossamer.store.hadoop.compression import CompressionCodec, compression_code
 from gossamer.store.hadoop.errors import HadoopFormatError
 from gossamer.store.hadoop.primitives import Cursor
 from gossamer.store.hadoop.registry import DEFAULT_REGISTRY
-from gossamer.store.hadoop.seqfile_blocks import Block, block_batch, decompress, read_block, read_source_vint
+from gossamer.store.hadoop.seqfile_blocks import (
+    Block,
+    block_batch,
+    decompress,
+    fast_values,
+    read_block,
+    read_source_vint,
+)
 from gossamer.store.hadoop.seqfile_header import BLOCK, SYNC_SIZE, SequenceFileHeader, read_header
 from gossamer.store.hadoop.source import CHUNK, ByteSource, Input, open_input
 from gossamer.store.hadoop.writable import WritableCodec, WritableRegistry
@@ -272,6 +279,11 @@ class SequenceFileReader:
 
     def _decoded_blocks(self, key_codec: WritableCodec, value_codec: WritableCodec) -> Iterator[tuple[Any, Any]]:
         for block in self.blocks():
+            keys_fast = fast_values(key_codec, block.keys, block.key_offsets)
+            values_fast = fast_values(value_codec, block.values, block.value_offsets) if keys_fast else None
+            if keys_fast is not None and values_fast is not None:
+                yield from zip(keys_fast, values_fast, strict=True)
+                continue
             keys = Cursor(block.keys.tobytes(), name=self.name)
             values = Cursor(block.values.tobytes(), name=self.name)
             key_offsets, value_offsets = block.key_offsets.tolist(), block.value_offsets.tolist()

@@ -5,7 +5,7 @@
 | ``Text`` | vint length + UTF-8 | ``str`` | string |
 | ``UTF8`` (old) | unsigned short length + bytes | ``str`` | string |
 | ``BytesWritable`` | int length + bytes | ``bytes`` | ``{"base64": …}`` |
-| ``MD5Hash`` | 16 bytes | ``bytes`` (16) | hex string |
+| ``MD5Hash`` | 16 bytes | ``bytes`` (16) | ``{"md5": hex}`` |
 | ``NullWritable`` | nothing | ``None`` | null |
 | ``IntWritable`` / ``LongWritable`` | 4 / 8 bytes | ``int`` | number |
 | ``FloatWritable`` / ``DoubleWritable`` | 4 / 8 bytes IEEE | ``float`` | number |
@@ -141,8 +141,8 @@ class MD5HashCodec(WritableCodec):
             raise HadoopFormatError(f"an MD5Hash of 16 bytes, found {len(value)}")
         out.write(value)
 
-    def to_json(self, value: bytes) -> str:
-        return value.hex()
+    def to_json(self, value: bytes) -> dict[str, str]:
+        return {"md5": bytes(value).hex()}
 
     def sort_key(self, value: bytes) -> bytes:
         return bytes(value)

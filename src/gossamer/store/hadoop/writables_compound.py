@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from typing import Any
 
@@ -178,14 +179,19 @@ class MapWritableCodec(WritableCodec):
             self.registry.get(value_class).write(out, _plain(item))
 
     def to_json(self, value: dict[Any, Any]) -> dict[str, Any]:
+        """An object: Text keys as they are, other keys as their own JSON text (``5``, ``true``, ``{"md5": …}``)."""
         known = getattr(value, "classes", {})
         rendered = {}
         for key, item in value.items():
             key_class, value_class = known.get(key) or (infer_class(key), infer_class(item))
             json_key = self.registry.get(key_class).to_json(_plain(key))
-            rendered[json_key if isinstance(json_key, str) else str(json_key)] = (
+            rendered[json_key if isinstance(json_key, str) else _json_text(json_key)] = (
                 self.registry.get(value_class).to_json(_plain(item)))
         return rendered
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _plain(value: Any) -> Any:
