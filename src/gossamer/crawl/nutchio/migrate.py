@@ -21,7 +21,7 @@ from gossamer.crawl.nutchio.nutch_layout import scan
 from gossamer.crawl.nutchio.segment_export import export_segments
 from gossamer.crawl.nutchio.segment_import import import_segments
 from gossamer.crawl.nutchio.segment_rows import PartTally
-from gossamer.crawl.nutchio.table_export import export_table
+from gossamer.crawl.nutchio.table_export import export_tables
 from gossamer.crawl.nutchio.table_import import import_table
 from gossamer.store import CrawlLayout, Place, list_segments, live_version_dir
 
@@ -109,12 +109,11 @@ def export_nutch(crawl_dir: Place, out_dir: Path, settings: Settings, parts: int
     started = time.monotonic()
     report = MigrationReport(limit=sample_limit(settings))
     layout = CrawlLayout(crawl_dir)
-    found = False
-    for kind, table_dir in (("crawldb", layout.crawldb), ("linkdb", layout.linkdb)):
-        if live_version_dir(table_dir) is None:
-            continue
-        found = True
-        report.add(export_table(table_dir, kind, out_dir / kind, settings, parts))
+    tables = [(kind, table_dir, out_dir / kind) for kind, table_dir in
+              (("crawldb", layout.crawldb), ("linkdb", layout.linkdb)) if live_version_dir(table_dir) is not None]
+    found = bool(tables)
+    if tables:
+        report.add(export_tables(tables, settings, parts))
     segments = list_segments(layout.segments)
     if segments:
         found = True

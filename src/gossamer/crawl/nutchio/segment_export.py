@@ -28,10 +28,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gossamer.core import Outlink, ParseData, ParseStatusCode, Settings, sample_limit
+from gossamer.crawl.nutchio.grouped import run_grouped
 from gossamer.crawl.nutchio.segment_rows import DATUM_TABLES, PartTally
 from gossamer.crawl.nutchio.table_export import SUCCESS, hadoop_part_name
 from gossamer.crawl.nutchio.warc_content import read_contents
-from gossamer.engine import TaskReporter, run_tasks
+from gossamer.engine import TaskReporter
 from gossamer.store import Place, TableVersion, batch_to_datums, table_present, warc_files
 from gossamer.store.hadoop import (
     NONE,
@@ -105,10 +106,10 @@ def export_part(segment: str, table: str, source: Place, index: int, out: Path, 
 def export_segments(segments: list[Place], out: Path, settings: Settings) -> PartTally:
     """Write every segment of ``segments`` under ``out/<name>/``; the tally."""
     tally = PartTally(limit=sample_limit(settings))
+    calls: list[tuple[Any, ...]] = []
+    markers: list[Path] = []
     for segment in segments:
         target = out / segment.name
-        calls: list[tuple[Any, ...]] = []
-        written: list[str] = []
         for table in TABLES:
             if not table_present(segment / table):
                 continue
@@ -116,14 +117,14 @@ def export_segments(segments: list[Place], out: Path, settings: Settings) -> Par
                 parts = version.part_paths()
             (target / table).mkdir(parents=True, exist_ok=True)
             calls += [(segment.name, table, part, i, target, settings) for i, part in enumerate(parts)]
-            written.append(table)
+            markers.append(target / table / SUCCESS)
         files = warc_files(segment / "content")
         if files:
             (target / "content").mkdir(parents=True, exist_ok=True)
             calls += [(segment.name, "content", file, i, target, settings) for i, file in enumerate(files)]
-            written.append("content")
-        for result in run_tasks(settings, f"export-nutch {segment.name}", export_part, calls):
-            tally.merge(result)
-        for table in written:
-            (target / table / SUCCESS).write_bytes(b"")
+            markers.append(target / "content" / SUCCESS)
+    for result in run_grouped(settings, "export-nutch segments", export_part, calls):
+        tally.merge(result)
+    for marker in markers:
+        marker.write_bytes(b"")
     return tally

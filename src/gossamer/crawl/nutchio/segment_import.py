@@ -1,4 +1,4 @@
-"""Importing Nutch segments: a task per segment table part, run by :func:`~gossamer.engine.run_tasks`.
+"""Importing Nutch segments: a task per segment table part, run by the engine (:mod:`.grouped`).
 
 Nutch 1.x (:func:`import_part`): part *k* of ``crawl_generate``, ``crawl_fetch``,
 ``crawl_parse``, ``parse_data``, ``parse_text`` becomes part *k* of the Gossamer table of the
@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from gossamer.core import Settings, sample_limit
+from gossamer.crawl.nutchio.grouped import run_grouped
 from gossamer.crawl.nutchio.legacy_import import import_legacy_segment
 from gossamer.crawl.nutchio.nutch_layout import NutchSegment
 from gossamer.crawl.nutchio.segment_rows import DATUM_TABLES, PartTally, TableSink, segment_time_ms
 from gossamer.crawl.nutchio.warc_content import ContentWarcWriter
-from gossamer.engine import TaskReporter, run_tasks
+from gossamer.engine import TaskReporter
 from gossamer.store import Place, TableDescription, finish_version, part_name
 from gossamer.store.hadoop import (
     HadoopFormatError,
@@ -121,39 +122,50 @@ def _finish(staging: Path, tables: dict[str, int], rows: dict[str, int], final: 
     staging.rename(final)
 
 
-def import_segments(segments: list[NutchSegment], segments_dir: Path, settings: Settings,
-                    progress: Callable[[int, Any], None] | None = None) -> tuple[PartTally, list[str], list[str]]:
-    """Import ``segments`` into ``segments_dir``; the tally, the names imported and notes (skipped ones)."""
+def _segment_task(kind: str, *call: Any) -> PartTally:
+    """One task of :func:`import_segments`: a 1.x table part, or a whole 0.x segment."""
+    return import_part(*call) if kind == "1.x" else import_legacy_segment(*call)
+
+
+def import_segments(segments: list[NutchSegment], segments_dir: Path,
+                    settings: Settings) -> tuple[PartTally, list[str], list[str]]:
+    """Import ``segments`` into ``segments_dir``; the tally, the names imported and notes (skipped ones).
+
+    Every part of every segment is one call of one task set (grouped, :func:`run_grouped`); the
+    segments are then finished (described, renamed into place) one by one.
+    """
     tally = PartTally(limit=sample_limit(settings))
-    imported: list[str] = []
     notes: list[str] = []
     segments_dir.mkdir(parents=True, exist_ok=True)
-    for segment in segments:
-        final = segments_dir / segment.name
-        if final.exists():
-            notes.append(f"segment {segment.name}: already in {segments_dir}, skipped")
-            continue
-        staging = _stage(segments_dir, segment)
-        try:
+    calls: list[tuple[Any, ...]] = []
+    owners: list[str] = []
+    staged: dict[str, tuple[Path, dict[str, int]]] = {}
+    try:
+        for segment in segments:
+            if (segments_dir / segment.name).exists() or segment.name in staged:
+                notes.append(f"segment {segment.name}: already in {segments_dir}, skipped")
+                continue
+            staging = _stage(segments_dir, segment)
             if segment.kind == "1.x":
-                calls = [(segment.name, table, file, part, staging, settings)
-                         for table, files in segment.tables.items() for part, file in enumerate(files)]
-                results = run_tasks(settings, f"import-nutch {segment.name}", import_part, calls,
-                                    progress=progress)
+                for table, files in segment.tables.items():
+                    for part, file in enumerate(files):
+                        calls.append(("1.x", segment.name, table, file, part, staging, settings))
+                        owners.append(segment.name)
                 tables = {table: len(files) for table, files in segment.tables.items()}
             else:
-                results = run_tasks(settings, f"import-nutch {segment.name}", import_legacy_segment,
-                                    [(segment, staging, settings)], progress=progress)
-                tables = {table: 1 for table in ("crawl_generate", "crawl_fetch", "parse_data", "parse_text")}
-                tables["content"] = 1
-            rows: dict[str, int] = {}
-            for result in results:
-                tally.merge(result)
-                for table, count in result.converted.items():
-                    rows[table] = rows.get(table, 0) + count
-            _finish(staging, tables, rows, final, settings)
-            imported.append(segment.name)
-        except BaseException:
+                calls.append((segment.kind, segment, staging, settings))
+                owners.append(segment.name)
+                tables = dict.fromkeys(("crawl_generate", "crawl_fetch", "parse_data", "parse_text", "content"), 1)
+            staged[segment.name] = (staging, tables)
+        rows: dict[str, Counter[str]] = {name: Counter() for name in staged}
+        for owner, result in zip(owners, run_grouped(settings, "import-nutch segments", _segment_task, calls),
+                                 strict=True):
+            tally.merge(result)
+            rows[owner].update(result.converted)
+        for name, (staging, tables) in staged.items():
+            _finish(staging, tables, dict(rows[name]), segments_dir / name, settings)
+    except BaseException:
+        for staging, _ in staged.values():
             shutil.rmtree(staging, ignore_errors=True)
-            raise
-    return tally, imported, notes
+        raise
+    return tally, list(staged), notes

@@ -24,9 +24,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gossamer.core import Settings, sample_limit
+from gossamer.crawl.nutchio.grouped import run_grouped
 from gossamer.crawl.nutchio.hadoop_hash import partitions
 from gossamer.crawl.nutchio.segment_rows import PartTally
-from gossamer.engine import TaskReporter, run_tasks
+from gossamer.engine import TaskReporter
 from gossamer.store import Place, TableVersion, batch_to_datums, batch_to_rows, live_version_dir
 from gossamer.store.hadoop import NONE, TEXT, MapFileWriter, from_core_datum, from_core_inlinks
 
@@ -82,28 +83,33 @@ def write_part(kind: str, scatter: Path, part: int, out: Path, settings: Setting
     return tally
 
 
-def export_table(table_dir: Place, kind: str, out: Path, settings: Settings, parts: int | None = None) -> PartTally:
-    """Write the live version of Gossamer's ``kind`` table at ``table_dir`` as ``out/current/part-r-*``."""
-    live = live_version_dir(table_dir)
-    if live is None:
-        raise ValueError(f"{table_dir.display()}: no {kind} to export")
-    with TableVersion(live) as version:
-        part_files = version.part_paths()
-        parts = parts or version.parts
-    current = out / "current"
-    scratch = out / "_temporary"
-    shutil.rmtree(out, ignore_errors=True)
-    current.mkdir(parents=True)
-    try:
-        scatter = scratch / "scatter"
+def export_tables(tables: list[tuple[str, Place, Path]], settings: Settings, parts: int | None = None) -> PartTally:
+    """Write the live version of each ``(kind, table_dir, out)`` as ``out/current/part-r-*``; the tally."""
+    scatter_calls: list[tuple[object, ...]] = []
+    write_calls: list[tuple[object, ...]] = []
+    scratches: list[Path] = []
+    for kind, table_dir, out in tables:
+        live = live_version_dir(table_dir)
+        if live is None:
+            raise ValueError(f"{table_dir.display()}: no {kind} to export")
+        with TableVersion(live) as version:
+            part_files = version.part_paths()
+            count = parts or version.parts
+        shutil.rmtree(out, ignore_errors=True)
+        (out / "current").mkdir(parents=True)
+        scatter = out / "_temporary" / "scatter"
         scatter.mkdir(parents=True)
-        run_tasks(settings, f"export-nutch {kind} scatter", scatter_part,
-                  [(file, i, scatter, parts) for i, file in enumerate(part_files)])
-        tally = PartTally(limit=sample_limit(settings))
-        for result in run_tasks(settings, f"export-nutch {kind}", write_part,
-                                [(kind, scatter, part, current, settings) for part in range(parts)]):
+        scratches.append(out / "_temporary")
+        scatter_calls += [(file, i, scatter, count) for i, file in enumerate(part_files)]
+        write_calls += [(kind, scatter, part, out / "current", settings) for part in range(count)]
+    tally = PartTally(limit=sample_limit(settings))
+    try:
+        run_grouped(settings, "export-nutch scatter", scatter_part, scatter_calls)
+        for result in run_grouped(settings, "export-nutch write", write_part, write_calls):
             tally.merge(result)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    (current / SUCCESS).write_bytes(b"")
+        for scratch in scratches:
+            shutil.rmtree(scratch, ignore_errors=True)
+    for _, _, out in tables:
+        (out / "current" / SUCCESS).write_bytes(b"")
     return tally
