@@ -161,3 +161,36 @@ def test_import_api_reports_per_table(nutch, tmp_path: Path) -> None:
     assert report.segments == [SEGMENT]
     again = import_nutch(as_place(nutch.root), as_place(tmp_path / "crawl"), settings)
     assert any("already in" in note for note in again.notes)  # segments are never imported twice
+
+
+@pytest.mark.slow
+def test_imported_crawl_continues_crawl_index_search(cli, tmp_path: Path) -> None:
+    import json
+
+    from tests.fetch_server import ThreadedSite
+
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    settings = ("-D", "http.agent.name=gossamer-test", "-D", "fetcher.server.delay=0.01")
+    crawl = tmp_path / "crawl"
+    with ThreadedSite() as site:
+        site.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
+        site.route("/", body=b"<html><head><title>Home</title></head><body>fresh home "
+                             b"<a href='/old.html'>old</a> <a href='/new.html'>new</a></body></html>", headers=html)
+        site.route("/old.html", body=b"<html><body>changed</body></html>", headers=html)
+        site.route("/new.html", body=b"<html><head><title>New</title></head><body>papaya pages</body></html>",
+                   headers=html)
+        base = site.url("/").rstrip("/")
+        nutch = build_nutch_crawl(tmp_path / "nutch", base)
+        assert cli("import-nutch", nutch.root, "-d", crawl).code == 0
+        result = cli("crawl", "-d", crawl, "-r", "2", *settings)
+        assert result.code == 0, result.err
+    assert cli("invertlinks", crawl / "linkdb", "-dir", crawl / "segments").code == 0
+    indexed = cli("index", crawl / "crawldb", "-linkdb", crawl / "linkdb", "-dir", crawl / "segments")
+    assert indexed.code == 0, indexed.err
+    kiwi = cli("search", "-d", crawl, "banana", "--json")  # only in the imported segment's parse_text
+    assert kiwi.code == 0, kiwi.err
+    assert [hit["url"] for hit in json.loads(kiwi.out)["hits"]] == [f"{base}/old.html"]
+    papaya = cli("search", "-d", crawl, "papaya", "--json")  # fetched by the continued crawl
+    assert [hit["url"] for hit in json.loads(papaya.out)["hits"]] == [f"{base}/new.html"]
+    stats = cli("readdb", crawl / "crawldb", "-stats")
+    assert "TOTAL urls:\t12" in stats.out  # 11 imported + new.html

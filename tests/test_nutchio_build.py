@@ -9,6 +9,7 @@ the builder itself: the partitioning helper against Hadoop's hash on known value
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +34,7 @@ PARSE_DATA = "org.apache.nutch.parse.ParseData"
 PARSE_TEXT = "org.apache.nutch.parse.ParseText"
 SEGMENT = "20240102030405"
 T0 = 1_700_000_000_000
-FUTURE = 4_000_000_000_000  # 2096: never due
+FUTURE = (int(time.time()) + 20 * 86_400) * 1000  # not due for 20 days (< db.fetch.interval.max)
 
 
 @dataclass
