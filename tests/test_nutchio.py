@@ -194,3 +194,50 @@ def test_imported_crawl_continues_crawl_index_search(cli, tmp_path: Path) -> Non
     assert [hit["url"] for hit in json.loads(papaya.out)["hits"]] == [f"{base}/new.html"]
     stats = cli("readdb", crawl / "crawldb", "-stats")
     assert "TOTAL urls:\t12" in stats.out  # 11 imported + new.html
+
+
+def test_hadoop_reads_an_exported_crawldb(cli, nutch, tmp_path: Path) -> None:
+    """Hadoop's own MapFile.Reader finds every exported key, and SequenceFile.Reader's raw values are ours.
+
+    Nutch's classes are not on the JVM: ``WritableName`` maps the CrawlDatum class name to
+    BytesWritable so the readers open the files; only keys and raw value bytes are compared.
+    """
+    from tests.hadoop_jvm import HadoopJvm, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    crawl, out = tmp_path / "crawl", tmp_path / "out"
+    assert cli("import-nutch", nutch.root, "-d", crawl).code == 0
+    assert cli("export-nutch", "-d", crawl, out, "--parts", "2").code == 0
+    with HadoopJvm() as hadoop:
+        io = hadoop.jvm.org.apache.hadoop.io
+        io.WritableName.addName(hadoop.java_class("org.apache.hadoop.io.BytesWritable"), DATUM)
+        for part in (0, 1):
+            directory = out / "crawldb" / "current" / f"part-r-{part:05d}"
+            ours = _raw(directory)
+            assert ours
+            reader = io.MapFile.Reader(hadoop.path(directory), hadoop.conf,
+                                       hadoop.gateway.new_array(io.SequenceFile.Reader.Option, 0))
+            try:
+                for key in ours:
+                    assert reader.seek(io.Text(TEXT.deserialize(key)))
+                assert not reader.seek(io.Text("http://absent.invalid/"))
+            finally:
+                reader.close()
+            options = hadoop.gateway.new_array(io.SequenceFile.Reader.Option, 1)
+            options[0] = io.SequenceFile.Reader.file(hadoop.path(directory / "data"))
+            data = io.SequenceFile.Reader(hadoop.conf, options)
+            theirs: dict[bytes, bytes] = {}
+            try:
+                key_buffer, value_bytes = io.DataOutputBuffer(), data.createValueBytes()
+                while data.nextRawKey(key_buffer) >= 0:
+                    data.nextRawValue(value_bytes)
+                    value_buffer = io.DataOutputBuffer()
+                    value_bytes.writeUncompressedBytes(value_buffer)
+                    theirs[bytes(key_buffer.getData())[:key_buffer.getLength()]] = \
+                        bytes(value_buffer.getData())[:value_buffer.getLength()]
+                    key_buffer.reset()
+            finally:
+                data.close()
+            assert theirs == ours
