@@ -244,3 +244,21 @@ def test_hadoop_reads_an_exported_crawldb(cli, nutch, tmp_path: Path) -> None:
             finally:
                 data.close()
             assert theirs == ours
+
+
+def test_export_part_is_in_text_order_for_non_ascii_urls(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from gossamer.core import CrawlDatum
+    from gossamer.crawl.nutchio.table_export import write_part
+    from gossamer.engine import NullReporter
+    from gossamer.store import datums_to_batch
+
+    urls = ["http://a/é", "http://a/~", "http://a/z", "http://a/Z", "http://a/\U0001f600"]
+    (tmp_path / "scatter" / "0").mkdir(parents=True)
+    batch = datums_to_batch([(url, CrawlDatum(1, 5, 0, 60, 1.0)) for url in urls])
+    pq.write_table(pa.Table.from_batches([batch]), tmp_path / "scatter" / "0" / "from-00000.parquet")
+    tally = write_part("crawldb", tmp_path / "scatter", 0, tmp_path / "out", load_settings(None), NullReporter())
+    assert tally.converted["crawldb"] == 5 and not tally.bad
+    keys = [key for key, _ in SequenceFileReader(tmp_path / "out" / "part-r-00000" / "data")]
+    assert keys == sorted(urls, key=lambda url: url.encode("utf-8"))
