@@ -25,6 +25,7 @@ from gossamer.cli.index_cmd import clean_command, index_command
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
 from gossamer.cli.mergedb_cmd import mergedb_command
+from gossamer.cli.nutchio_cmd import export_nutch_command, import_nutch_command
 from gossamer.cli.parse_cmd import parse_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
@@ -73,6 +74,8 @@ app.command("readdb")(readdb_command)
 app.command("mergedb")(mergedb_command)
 app.command("readseg")(readseg_command)
 app.command("readseq")(readseq_command)
+app.command("import-nutch")(import_nutch_command)
+app.command("export-nutch")(export_nutch_command)
 app.command("generate")(generate_command)
 app.command("fetch")(fetch_command)
 app.command("parse")(parse_command)
