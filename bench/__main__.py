@@ -25,6 +25,7 @@ from bench import (
     index_bench,
     inject_bench,
     nutchformats_bench,
+    nutchimport_bench,
     polite_bench,
     relevance_bench,
     search_bench,
@@ -46,6 +47,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(index_bench.NAME, index_bench.DESCRIPTION, index_bench.run),
         Benchmark(search_bench.NAME, search_bench.DESCRIPTION, search_bench.run),
         Benchmark(relevance_bench.NAME, relevance_bench.DESCRIPTION, relevance_bench.run),
+        Benchmark(nutchimport_bench.NAME, nutchimport_bench.DESCRIPTION, nutchimport_bench.run),
         Benchmark(soak_bench.NAME, soak_bench.DESCRIPTION, soak_bench.run),
         Benchmark(nutchformats_bench.NAME, nutchformats_bench.DESCRIPTION, nutchformats_bench.run),
     )
