@@ -7,7 +7,9 @@
   writer locks (:mod:`.lock`, :mod:`.lock_remote`), copying between filesystems (:mod:`.transfer`);
 * the crawl directory (:mod:`.layout`), segments and their files (:mod:`.segments`,
   :mod:`.segment_files`) and the schemas (:mod:`.crawldb_schema`, :mod:`.linkdb_schema`,
-  :mod:`.parse_schemas`); the host-hash partitioner (:mod:`.partitioning`).
+  :mod:`.parse_schemas`); the host-hash partitioner (:mod:`.partitioning`);
+* Hadoop's and Nutch's own file formats: the subpackage :mod:`gossamer.store.hadoop` (imported as
+  such: Writables, SequenceFile, MapFile, ArrayFile, Nutch's records).
 """
 
 from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch, iter_datums
