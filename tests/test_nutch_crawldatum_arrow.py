@@ -91,3 +91,17 @@ def test_a_damaged_value_is_an_error_not_a_wrong_row() -> None:
             crawl_datum_column(data, np.array([0, len(value)]))
         with pytest.raises(HadoopFormatError):
             codec.arrow_column(data, np.array([0, len(value)]))
+
+
+def test_import_rows_decoded_at_once_equal_the_record_by_record_conversion() -> None:
+    import pyarrow as pa
+
+    from gossamer.crawl.nutchio.table_import import crawldb_rows
+    from gossamer.store import datums_to_batch
+    from gossamer.store.hadoop import TEXT, to_core_datum
+
+    rows = _datums(700)
+    codec = DEFAULT_REGISTRY.get(DATUM)
+    raw = pa.RecordBatch.from_pydict({"key": [TEXT.serialize(url) for url, _ in rows],
+                                      "value": [codec.serialize(datum) for _, datum in rows]})
+    assert crawldb_rows(raw).equals(datums_to_batch([(url, to_core_datum(datum)) for url, datum in rows]))

@@ -18,16 +18,36 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import CrawlDatum, Settings
 from gossamer.crawl.nutchio.seqsource import SequenceFileSource
 from gossamer.engine import Input, Job, JobResult, ProgressFn, TableJobRun, TaskContext, run_table_job
-from gossamer.store import CRAWLDB_SCHEMA, LINKDB_SCHEMA, Place, datums_to_batch, inlinks_array, linkdb_batch
-from gossamer.store.hadoop import DEFAULT_REGISTRY, TEXT, HadoopFormatError, to_core_datum, to_core_inlinks
+from gossamer.store import (
+    CRAWLDB_SCHEMA,
+    LINKDB_SCHEMA,
+    TIMESTAMP,
+    Place,
+    datums_to_batch,
+    hosts_of,
+    inlinks_array,
+    linkdb_batch,
+)
+from gossamer.store.hadoop import (
+    DEFAULT_REGISTRY,
+    TEXT,
+    HadoopFormatError,
+    crawl_datum_column,
+    decode_metadata,
+    map_to_strings,
+    to_core_datum,
+    to_core_inlinks,
+)
 
 CRAWL_DATUM_CLASS = "org.apache.nutch.crawl.CrawlDatum"
+MAP_WRITABLE_CLASS = "org.apache.hadoop.io.MapWritable"
 INLINKS_CLASS = "org.apache.nutch.crawl.Inlinks"
 
 
@@ -65,12 +85,59 @@ def decoded(batch: pa.RecordBatch, ctx: TaskContext, expected: str) -> Iterator[
         yield url, record
 
 
+def _buffers(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``(data, offsets)`` of a ``binary`` array, offsets into ``data`` (no copy)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    _, offsets, data = column.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32)[column.offset:column.offset + len(column) + 1]
+    return np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8), bounds.astype(np.int64)
+
+
+def crawldb_rows(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """Good raw ``Text → CrawlDatum`` rows as crawldb rows, the fixed fields decoded for all rows at once.
+
+    Only the metadata maps are decoded one by one (``map_to_strings``, as ``to_core_datum``
+    does).  Raises :class:`HadoopFormatError` when a value is not a well-formed version-7
+    CrawlDatum (the caller then decodes the batch record by record and reports the bad ones).
+    """
+    fields = crawl_datum_column(*_buffers(batch.column("value")))
+    urls = TEXT.arrow_column(*_buffers(batch.column("key")))
+    map_codec = DEFAULT_REGISTRY.get(MAP_WRITABLE_CLASS)
+    metadata = []
+    for serialized in fields.field("metadata").to_pylist():
+        strings = map_to_strings(decode_metadata(serialized, map_codec), DEFAULT_REGISTRY) if serialized else None
+        metadata.append(list(strings.items()) if strings else None)
+    columns = {
+        "url": urls.cast(pa.string()), "status": fields.field("status"),
+        "fetch_time": fields.field("fetch_time").cast(TIMESTAMP), "retries": fields.field("retries").cast(pa.int16()),
+        "fetch_interval": fields.field("fetch_interval"), "score": fields.field("score"),
+        "signature": fields.field("signature"), "modified_time": fields.field("modified_time").cast(TIMESTAMP),
+        "metadata": pa.array(metadata, CRAWLDB_SCHEMA.field("metadata").type),
+    }
+    columns["host"] = hosts_of(columns["url"])
+    return pa.RecordBatch.from_arrays([columns[f.name] for f in CRAWLDB_SCHEMA], schema=CRAWLDB_SCHEMA)
+
+
 @dataclass(frozen=True)
 class DatumMapper:
-    """Raw ``Text → CrawlDatum`` records → crawldb rows."""
+    """Raw ``Text → CrawlDatum`` records → crawldb rows (vectorised; record by record when a batch has bad ones)."""
 
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         """Decode, convert and yield crawldb rows; bad records counted and reported."""
+        good = count_problems(batch, ctx)
+        classes = good.column("value_class")
+        if good.num_rows and pc.all(pc.equal(classes, CRAWL_DATUM_CLASS)).as_py():
+            try:
+                rows = crawldb_rows(good)
+            except (HadoopFormatError, ValueError):
+                pass
+            else:
+                ctx.count("converted", rows.num_rows)
+                yield rows
+                return
+        yield from self._one_by_one(good, ctx)
+
+    def _one_by_one(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         rows: list[tuple[str, CrawlDatum]] = []
         for url, record in decoded(batch, ctx, CRAWL_DATUM_CLASS):
             try:

@@ -42,6 +42,8 @@ from gossamer.store.hadoop.nutch_convert import (
     to_core_parse_text,
 )
 from gossamer.store.hadoop.nutch_crawldatum import NutchCrawlDatum
+from gossamer.store.hadoop.nutch_crawldatum_arrow import CRAWL_DATUM_ARROW, crawl_datum_column, decode_metadata
+from gossamer.store.hadoop.nutch_metadata_map import map_to_strings, strings_to_map
 from gossamer.store.hadoop.nutch_registry import nutch_registry, register_nutch_codecs
 from gossamer.store.hadoop.nutch_segment_records import NutchContent, NutchInlink, NutchOutlink, NutchParseData
 from gossamer.store.hadoop.paths import data_files, is_map_file, map_files, part_names
@@ -78,6 +80,11 @@ from gossamer.store.hadoop.writables_compound import (
 )
 
 __all__ = [
+    "CRAWL_DATUM_ARROW",
+    "crawl_datum_column",
+    "decode_metadata",
+    "map_to_strings",
+    "strings_to_map",
     "from_core_content",
     "from_core_datum",
     "from_core_inlinks",
