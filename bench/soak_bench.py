@@ -47,8 +47,9 @@ def _settings() -> dict[str, Any]:
             "db.ignore.external.links": True, "fetcher.threads.fetch": 200}
 
 
-PERSISTENT_TEMP = ("gossamer-index-cache-", "gossamer-hadoop-jvm-")
-"""Temp entries that are not job leftovers: the index cache (reused on purpose), the tests' JVM scratch."""
+PERSISTENT_TEMP = ("gossamer-index-cache-", "gossamer-hadoop-jvm-", "gossamer-bench-")
+"""Temp entries that are not job leftovers: the index cache (reused on purpose), the tests' JVM
+scratch, other benchmarks' work directories."""
 
 
 def _temp_entries() -> set[str]:

@@ -17,6 +17,7 @@ on first use; :func:`unavailable_reason` says why none can start (no ``java``, n
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import shutil
@@ -592,6 +593,9 @@ def stop_shared_jvm() -> None:
         if _shared is not None:
             _shared.close()
             _shared = None
+
+
+atexit.register(stop_shared_jvm)  # its JVM and scratch directory go with the process
 
 
 def write_sequence_file(path: str | Path, key_class: str, value_class: str, records: Iterable[tuple[Any, Any]],
