@@ -258,7 +258,31 @@ def test_export_part_is_in_text_order_for_non_ascii_urls(tmp_path: Path) -> None
     (tmp_path / "scatter" / "0").mkdir(parents=True)
     batch = datums_to_batch([(url, CrawlDatum(1, 5, 0, 60, 1.0)) for url in urls])
     pq.write_table(pa.Table.from_batches([batch]), tmp_path / "scatter" / "0" / "from-00000.parquet")
-    tally = write_part("crawldb", tmp_path / "scatter", 0, tmp_path / "out", load_settings(None), NullReporter())
+    tally = write_part("crawldb", tmp_path / "scatter", 0, tmp_path / "out", load_settings(None), 64 << 20,
+                       NullReporter())
     assert tally.converted["crawldb"] == 5 and not tally.bad
+    keys = [key for key, _ in SequenceFileReader(tmp_path / "out" / "part-r-00000" / "data")]
+    assert keys == sorted(urls, key=lambda url: url.encode("utf-8"))
+
+
+def test_an_export_part_larger_than_the_memory_budget_is_sorted_by_spilling(tmp_path: Path) -> None:
+    import random
+
+    import pyarrow.parquet as pq
+
+    from gossamer.core import CrawlDatum
+    from gossamer.crawl.nutchio.table_export import write_part
+    from gossamer.engine import NullReporter
+    from gossamer.store import datums_to_batch
+
+    urls = [f"http://h{i % 97}.example/{random.Random(i).random()}" for i in range(60_000)]
+    (tmp_path / "scatter" / "0").mkdir(parents=True)
+    for n in range(3):  # three scattered inputs, each unsorted
+        rows = [(url, CrawlDatum(1, 5, 0, 60, 1.0)) for url in urls[n::3]]
+        table = pa.Table.from_batches([datums_to_batch(rows)])
+        pq.write_table(table, tmp_path / "scatter" / "0" / f"from-{n:05d}.parquet")
+    tally = write_part("crawldb", tmp_path / "scatter", 0, tmp_path / "out", load_settings(None), 1 << 20,
+                       NullReporter())
+    assert tally.converted["crawldb"] == len(urls)
     keys = [key for key, _ in SequenceFileReader(tmp_path / "out" / "part-r-00000" / "data")]
     assert keys == sorted(urls, key=lambda url: url.encode("utf-8"))
