@@ -152,3 +152,48 @@ def test_queue_heap_picks_ready_queues_in_time_order() -> None:
     assert queues.queued == 0 and queues.in_progress == 2
     queues.record_exception(first.queue_id)
     assert queues.queues[first.queue_id].exceptions == 1
+
+
+def test_warc_request_records_carry_the_version_sent_and_the_peer_address(tmp_path: Path) -> None:
+    """A server answering HTTP/1.0 (Python's http.server): the request record still says HTTP/1.1, as sent."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Old(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            body = b"<html>old server</html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Old)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/old"
+    try:
+        sink = ListSink()
+        with WarcFileWriter(tmp_path) as writer:
+            class Both(ListSink):
+                def result(self, result) -> None:  # noqa: ANN001
+                    sink.result(result)
+                    if result.exchange is not None:
+                        writer.write_exchange(result.exchange)
+            asyncio.run(fetch_all([(url, CrawlDatum())], settings(), Both()))
+            files = writer.files
+    finally:
+        server.shutdown()
+    records = {}
+    with open(files[0], "rb") as stream:
+        for record in ArchiveIterator(stream):
+            records[record.rec_headers.get_header("WARC-Type")] = record
+    assert records["request"].http_headers.protocol == "GET"
+    assert records["request"].http_headers.statusline == "/old HTTP/1.1"
+    assert records["response"].http_headers.protocol == "HTTP/1.0"
+    assert records["response"].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"
+    assert records["request"].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"

@@ -73,3 +73,5 @@ class HttpExchange:
     date: datetime
     ip: str | None = None
     truncated: str = ""
+    request_version: str = ""
+    """The HTTP version the request went out with (``http_version`` is the response's); empty: the same."""

@@ -42,8 +42,8 @@ def _header_block(first_line: str, headers: list[tuple[str, str]]) -> bytes:
 
 
 def request_block(exchange: HttpExchange) -> bytes:
-    """The HTTP request message as sent (request line and headers, no body)."""
-    line = f"{exchange.method} {exchange.request_target} HTTP/{exchange.http_version}"
+    """The HTTP request message as sent (request line with the version it went out with, headers, no body)."""
+    line = f"{exchange.method} {exchange.request_target} HTTP/{exchange.request_version or exchange.http_version}"
     return _header_block(line, exchange.request_headers)
 
 

@@ -48,6 +48,8 @@ class GuardedResolver(AbstractResolver):
         self.policy, self.exempt_hosts, self.make_inner = policy, exempt_hosts, inner
         self._inner: AbstractResolver | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.first_address: dict[str, str] = {}
+        """Host → the first allowed address of its last answer: the one aiohttp tries first."""
 
     def _resolver(self) -> AbstractResolver:
         """Aiohttp's resolver for the running loop (a threaded one is bound to the loop it was made in)."""
@@ -61,11 +63,13 @@ class GuardedResolver(AbstractResolver):
         """The allowed addresses of ``host``; AddressRefused when there are none."""
         answers = await self._resolver().resolve(host, port, family)
         if host.lower().rstrip(".") in self.exempt_hosts:
-            return answers
-        allowed = [a for a in answers if self.policy.refusal(a["host"]) is None]
+            allowed = answers
+        else:
+            allowed = [a for a in answers if self.policy.refusal(a["host"]) is None]
         if not allowed:
             reason = self.policy.refusal(answers[0]["host"]) if answers else "no address"
             raise AddressRefused(host, reason or "no address")
+        self.first_address[host] = allowed[0]["host"]
         return allowed
 
     async def close(self) -> None:

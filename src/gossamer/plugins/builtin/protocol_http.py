@@ -49,7 +49,7 @@ from gossamer.core import (
 )
 from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
 from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
-from gossamer.plugins.builtin.http_guard import REFUSED_PREFIX, HttpGuard, refused_reason
+from gossamer.plugins.builtin.http_guard import REFUSED_PREFIX, HttpGuard, ip_literal, refused_reason
 from gossamer.plugins.builtin.http_robots import fetch_robots_http
 from gossamer.plugins.registry import PluginInfo
 
@@ -189,11 +189,30 @@ class HttpProtocol(Protocol):
         """robots.txt over this plugin's session (the fetch's connection pool); see :mod:`.http_robots`."""
         return await fetch_robots_http(self._client(), robots_url, request, self.guard, self.proxy)
 
+    def _peer_address(self, url: str, response: aiohttp.ClientResponse) -> str | None:
+        """The address the response came from, through public interfaces only.
+
+        The connection's socket while aiohttp still holds it (a body still streaming); else
+        the host itself when it is an IP literal; else the address the guarded resolver
+        handed aiohttp first for the host (the one it connects to unless that fails).
+        ``None`` through a proxy (the peer is the proxy).
+        """
+        if self.proxy:
+            return None
+        connection = response.connection
+        transport = connection.transport if connection is not None else None
+        peer = transport.get_extra_info("peername") if transport is not None else None
+        if peer:
+            return str(peer[0])
+        host = response.url.host or ""
+        literal = ip_literal(host)
+        if literal is not None:
+            return str(literal)
+        return self.guard.resolver.first_address.get(host)
+
     async def _read(self, url: str, response: aiohttp.ClientResponse, started: float,
                     date: datetime, deadline: float | None) -> HttpOutput:
-        protocol = getattr(response, "_protocol", None)
-        transport = getattr(protocol, "transport", None)
-        peer = transport.get_extra_info("peername") if transport is not None else None
+        peer = self._peer_address(url, response)
         encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
         decoder = ContentDecoder(encoding if encoding in ENCODINGS else "identity",
                            self.decoded_limit)
@@ -247,7 +266,8 @@ class HttpProtocol(Protocol):
             http_version=f"{response.version.major}.{response.version.minor}" if response.version else "1.1",
             request_headers=list(info.headers.items()), status=response.status, reason=response.reason or "",
             response_headers=header_list, raw_body=bytes(raw), date=date,
-            ip=str(peer[0]) if peer else None, truncated=truncated)
+            ip=peer, truncated=truncated,
+            request_version=f"{self.version.major}.{self.version.minor}")
         return HttpOutput(status, content, exchange, elapsed, dict(response.headers))
 
 
