@@ -164,3 +164,24 @@ def test_rename_protocol_as_on_hdfs(tmp_path: Path) -> None:
     assert any("restored" in a for a in actions) and any("tmp-crashed" in a for a in actions)
     with open_live(table) as version:
         assert version.num_rows() == 1
+
+
+def test_the_lock_is_atomic_with_credentials_from_a_profile_file(table: Location, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys only in a shared credentials file (no AWS_* keys in the environment): still a conditional PUT."""
+    from gossamer.store import s3_conditional
+    from gossamer.store.s3_conditional import put_if_absent
+
+    profile = tmp_path / "credentials"
+    profile.write_text("[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n")
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(profile))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    s3_conditional._client.cache_clear()
+    try:
+        target = table / "profile-lock"
+        assert put_if_absent(target, b"first") is True
+        assert put_if_absent(target, b"second") is False
+    finally:
+        s3_conditional._client.cache_clear()

@@ -5,13 +5,13 @@ whose content is the holder record (pid, host, command, start time and a random
 token).  What it guarantees depends on the store:
 
 * **S3 with conditional writes** (AWS S3 since 2024, MinIO, Ceph RGW …; setting
-  ``fs.s3.lock.conditional``, on by default, and credentials in the ``AWS_*``
-  environment variables): the object is created with ``PUT`` and
-  ``If-None-Match: *``, which the store performs atomically — of two writers
-  exactly one creates it, the other gets ``412`` and refuses (or waits).  This is
-  mutual exclusion.
-* **Everything else** (HDFS, GCS, an S3 store without conditional writes, or
-  credentials only in ``~/.aws``): check that no lock object exists, write it,
+  ``fs.s3.lock.conditional``, on by default; boto3 installed — the ``s3`` extra — with
+  any credential source it supports): the object is created with ``PUT`` and
+  ``If-None-Match: *`` (:mod:`.s3_conditional`), which the store performs atomically —
+  of two writers exactly one creates it, the other gets ``412`` and refuses (or waits).
+  This is mutual exclusion.
+* **Everything else** (HDFS, GCS, an S3 store without conditional writes, or no
+  boto3): a warning says so once, then: check that no lock object exists, write it,
   read it back and compare the token.  That catches a writer that came clearly
   earlier, but two writers starting within the same moment can both succeed:
   running one writer per crawl is then the user's responsibility — which the
@@ -25,6 +25,7 @@ another host is not, and the error says which object to delete.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import time
@@ -34,6 +35,8 @@ from gossamer.core import pid_alive
 from gossamer.store.location import Location
 from gossamer.store.lock_holder import LockedError, LockHolder
 from gossamer.store.s3_conditional import ConditionalPutUnavailable, put_if_absent
+
+LOG = logging.getLogger(__name__)
 
 
 class ObjectLock:
@@ -79,8 +82,9 @@ class ObjectLock:
             try:
                 self.atomic = put_if_absent(self.path, record)
                 return self.atomic
-            except ConditionalPutUnavailable:
+            except ConditionalPutUnavailable as exc:
                 self.conditional = False
+                _warn_once(str(exc))
         if self.path.exists():
             return False
         self.path.write_bytes(record)
@@ -128,3 +132,14 @@ def _describe(holder: dict | None) -> str:
         return f"pid {holder['pid']} on {holder['host']} ({holder['command']}, since {started})"
     except (KeyError, TypeError, ValueError):
         return str(holder.get("command", "another process"))
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(reason: str) -> None:
+    """Say (once per reason) that a lock on S3 is check-then-write, not an atomic create."""
+    if reason not in _WARNED:
+        _WARNED.add(reason)
+        LOG.warning("%s: the table lock falls back to check-then-write (two writers starting in the same "
+                    "instant could both proceed)", reason)

@@ -1,27 +1,30 @@
-"""Create an S3 object only if it does not exist (``PUT`` with ``If-None-Match: *``).
+"""Create an S3 object only if it does not exist (``PUT`` with ``If-None-Match: *``), through boto3.
 
-pyarrow's S3 filesystem cannot send conditional writes, and the lock of a table
-on S3 needs one create that is atomic; so this module signs that single request
-itself (AWS Signature Version 4) and sends it with the standard library.  It
-reads credentials from ``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY`` /
-``AWS_SESSION_TOKEN`` only; without them it raises
-:class:`ConditionalPutUnavailable` and the caller falls back to check-then-write.
+pyarrow's S3 filesystem cannot send conditional writes, and the lock of a table on S3 needs
+one create that is atomic; this module sends that one request with boto3 (the ``s3`` extra:
+``pip install 'gossamer[s3]'``), so every credential source boto3 knows works: environment
+keys, shared config and profiles, SSO, EC2/ECS instance roles, Kubernetes web identity.
+Keys given in the place's own options (``access_key`` / ``secret_key`` / ``session_token``,
+as for pyarrow) come first; the endpoint, region and scheme come from the place too.
+
+Without boto3, or for a store that does not implement conditional writes (HTTP 501), it
+raises :class:`ConditionalPutUnavailable`; the caller then falls back to check-then-write and
+says so once (:mod:`gossamer.store.lock_remote`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import http.client
-import os
-import time
-from urllib.parse import quote
+import threading
+from functools import lru_cache
+from typing import Any
 
 from gossamer.store.location import Location
 
+_CLIENT_LOCK = threading.Lock()
+
 
 class ConditionalPutUnavailable(RuntimeError):
-    """No way to send a conditional PUT here (no credentials in the environment, or not S3)."""
+    """No way to send a conditional PUT here (boto3 missing, not S3, no credentials, not implemented)."""
 
 
 def put_if_absent(location: Location, data: bytes, timeout: float = 30.0) -> bool:
@@ -30,53 +33,49 @@ def put_if_absent(location: Location, data: bytes, timeout: float = 30.0) -> boo
     Raises :class:`ConditionalPutUnavailable` when it cannot be tried, ``OSError``
     on any other answer of the store.
     """
-    access, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
-    if location.scheme != "s3" or not access or not secret:
-        raise ConditionalPutUnavailable(f"{location.display()}: no S3 credentials in the environment")
-    options = dict(location.options)
-    region = (options.get("region") or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-              or "us-east-1")
-    bucket, _, key = location.path.partition("/")
-    endpoint = options.get("endpoint_override")
-    if endpoint:
-        host, path = endpoint, f"/{bucket}/{quote(key, safe='/~')}"
-    else:
-        host, path = f"{bucket}.s3.{region}.amazonaws.com", f"/{quote(key, safe='/~')}"
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    headers = {"host": host, "if-none-match": "*", "x-amz-content-sha256": hashlib.sha256(data).hexdigest(),
-               "x-amz-date": stamp}
-    if token := os.environ.get("AWS_SESSION_TOKEN"):
-        headers["x-amz-security-token"] = token
-    headers["authorization"] = _authorization(headers, path, access, secret, region, stamp)
-    scheme = options.get("scheme") or "https"
-    connection_class = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-    connection = connection_class(host, timeout=timeout)
+    if location.scheme != "s3":
+        raise ConditionalPutUnavailable(f"{location.display()}: conditional writes are an S3 feature")
     try:
-        connection.request("PUT", path, body=data, headers=headers)
-        response = connection.getresponse()
-        body = response.read()
-    finally:
-        connection.close()
-    if response.status == 200:
+        import botocore.exceptions
+    except ImportError:
+        raise ConditionalPutUnavailable(
+            f"{location.display()}: boto3 is not installed (pip install 'gossamer[s3]')") from None
+    options = dict(location.options)
+    bucket, _, key = location.path.partition("/")
+    client = _client(tuple(sorted((k, str(v)) for k, v in options.items())), timeout)
+    try:
+        client.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*")
         return True
-    if response.status in (409, 412):  # 409: a concurrent conditional write is in progress
-        return False
-    if response.status == 501:
-        raise ConditionalPutUnavailable(f"{location.display()}: the store does not implement conditional writes")
-    raise OSError(f"PUT {location.display()}: HTTP {response.status} {body[:300]!r}")
+    except botocore.exceptions.NoCredentialsError as exc:
+        raise ConditionalPutUnavailable(f"{location.display()}: {exc}") from None
+    except botocore.exceptions.ClientError as exc:
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if status in (409, 412):  # 409: a concurrent conditional write is in progress
+            return False
+        if status == 501:
+            raise ConditionalPutUnavailable(
+                f"{location.display()}: the store does not implement conditional writes") from None
+        raise OSError(f"PUT {location.display()}: {exc}") from None
+    except botocore.exceptions.BotoCoreError as exc:
+        raise OSError(f"PUT {location.display()}: {exc}") from None
 
 
-def _authorization(headers: dict[str, str], path: str, access: str, secret: str, region: str,
-                   stamp: str) -> str:
-    """The ``Authorization`` header of AWS Signature Version 4 for this PUT."""
-    names = sorted(headers)
-    signed = ";".join(names)
-    canonical = "\n".join(["PUT", path, "", *(f"{n}:{headers[n].strip()}" for n in names), "", signed,
-                           headers["x-amz-content-sha256"]])
-    scope = f"{stamp[:8]}/{region}/s3/aws4_request"
-    to_sign = "\n".join(["AWS4-HMAC-SHA256", stamp, scope, hashlib.sha256(canonical.encode()).hexdigest()])
-    key = f"AWS4{secret}".encode()
-    for part in (stamp[:8], region, "s3", "aws4_request"):
-        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
-    signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
-    return f"AWS4-HMAC-SHA256 Credential={access}/{scope}, SignedHeaders={signed}, Signature={signature}"
+@lru_cache(maxsize=16)
+def _client(options: tuple[tuple[str, str], ...], timeout: float) -> Any:
+    """A boto3 S3 client for a place's options (endpoint, region, scheme, keys), made once per options."""
+    import boto3
+    from botocore.config import Config
+
+    given = dict(options)
+    endpoint = given.get("endpoint_override")
+    if endpoint and "://" not in endpoint:
+        endpoint = f"{given.get('scheme') or 'https'}://{endpoint}"
+    keys = {name: given[option] for name, option in (("aws_access_key_id", "access_key"),
+                                                       ("aws_secret_access_key", "secret_key"),
+                                                       ("aws_session_token", "session_token"))
+            if given.get(option)}
+    with _CLIENT_LOCK:  # boto3's default session is not thread-safe to create clients from
+        session = boto3.session.Session(**keys)
+        return session.client("s3", endpoint_url=endpoint or None, region_name=given.get("region") or None,
+                              config=Config(connect_timeout=timeout, read_timeout=timeout,
+                                            retries={"max_attempts": 3, "mode": "standard"}))
