@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -57,7 +58,10 @@ def sql_command(
 
         try:
             count = execute(views.con, query or "", fmt, sys.stdout, max_width)
+            sys.stdout.flush()
         except duckdb.Error as exc:
             fail(first_line(exc), EXIT_USAGE)
-        sys.stdout.flush()
+        except BrokenPipeError:  # the reader (head, less) has seen enough
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(EXIT_OK) from None
     raise typer.Exit(EXIT_NOTHING if count == 0 else EXIT_OK)
