@@ -36,6 +36,7 @@ from gossamer.cli.search_cmd import search_command
 from gossamer.cli.searchnode_cmd import searchnode_command
 from gossamer.cli.serve_cmd import serve_command
 from gossamer.cli.settings_cmd import showproperties_command
+from gossamer.cli.sql_cmd import sql_command
 from gossamer.cli.sweep_cmd import clean_tmp_command
 from gossamer.cli.updatedb_cmd import updatedb_command
 
@@ -85,6 +86,7 @@ app.command("index")(index_command)
 app.command("clean")(clean_command)
 app.command("clean-tmp")(clean_tmp_command)
 app.command("search")(search_command)
+app.command("sql")(sql_command)
 app.command("serve")(serve_command)
 app.command("searchnode")(searchnode_command)
 app.command("invertlinks")(invertlinks_command)
