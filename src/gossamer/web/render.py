@@ -14,10 +14,13 @@ Contracts:
   URLs that are in the index.
 * The Jinja test ``web_url`` is true only for ``http``/``https`` URLs: templates
   link a crawled URL only when it passes (anything else is shown as text).
+* :func:`readable_time` turns a stored timestamp (ISO 8601 text, a datetime or
+  epoch milliseconds) into a date and time for people, in UTC.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -104,6 +107,28 @@ def is_web_url(value: Any) -> bool:
 templates.env.tests["web_url"] = is_web_url
 
 
+def readable_time(value: Any) -> tuple[str, str] | None:
+    """``(text, iso)`` for a stored timestamp: "14 March 2026, 09:05:07 UTC" and its ISO 8601 form (UTC).
+
+    ``value`` is ISO 8601 text, a :class:`datetime.datetime` or epoch milliseconds; a time
+    without zone counts as UTC.  ``None`` when ``value`` is missing or not a time.
+    """
+    when: dt.datetime
+    if isinstance(value, dt.datetime):
+        when = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        when = dt.datetime.fromtimestamp(value / 1000, dt.UTC)
+    elif isinstance(value, str) and value.strip():
+        try:
+            when = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    when = (when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when).astimezone(dt.UTC)
+    return f"{when.day} {when:%B %Y}, {when:%H:%M:%S} UTC", when.isoformat(timespec="seconds")
+
+
 def page(request: Request, name: str, data: dict[str, Any], status: int = 200,
          headers: dict[str, str] | None = None) -> HTMLResponse:
     """The template ``name`` rendered with ``data``, with the page security headers."""
@@ -113,8 +138,8 @@ def page(request: Request, name: str, data: dict[str, Any], status: int = 200,
 
 
 def error_page(request: Request, status: int, message: str, q: str = "") -> HTMLResponse:
-    """The error page: ``.error-message`` holds ``message`` (escaped)."""
-    titles = {400: "Bad request", 404: "Not found", 503: "Search unavailable"}
+    """The error page: ``.error-message`` holds ``message`` (escaped); the search box and a link home around it."""
+    titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 503: "Search unavailable"}
     return page(request, "error.html", {"status": status, "title": titles.get(status, "Error"),
                                         "message": message, "q": q}, status)
 
