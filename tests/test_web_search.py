@@ -213,6 +213,16 @@ def test_openapi_lists_the_api_and_docs_are_off(site: tuple[str, str]) -> None:
     assert {"/api/search", "/api/document", "/api/stats", "/opensearch"} <= set(spec["paths"])
     assert "SearchAnswer" in spec["components"]["schemas"]
     assert fetch(base, "/docs").status == 404 and fetch(base, "/redoc").status == 404
+    limits = {"start": (0, 10_000), "n": (1, 100), "per_site": (0, 100)}  # what search_params clamps to
+    for path in ("/api/search", "/opensearch"):
+        params = {p["name"]: p for p in spec["paths"][path]["get"]["parameters"]}
+        for name, (low, high) in limits.items():
+            schema = params[name]["schema"]
+            assert (schema["type"], schema["minimum"], schema["maximum"]) == ("integer", low, high), (path, name)
+            assert not params[name]["required"] and params[name]["description"]
+            for value in (low, high):  # the documented bounds are accepted …
+                assert fetch(base, f"{path}?q=oolong&{name}={value}").status == 200, (path, name, value)
+        assert fetch(base, f"{path}?q=oolong&n=abc").status == 400  # … and a non-number is still a 400
 
 
 def test_opensearch(site: tuple[str, str]) -> None:

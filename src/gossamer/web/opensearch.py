@@ -22,7 +22,15 @@ from fastapi.responses import PlainTextResponse
 
 from gossamer.search import QuerySyntaxError, SearchResults
 from gossamer.web.context import context
-from gossamer.web.render import COMMON_HEADERS, BadRequest, is_web_url, search_params
+from gossamer.web.render import (
+    COMMON_HEADERS,
+    BadRequest,
+    CountQuery,
+    PerSiteQuery,
+    StartQuery,
+    is_web_url,
+    search_params,
+)
 
 router = APIRouter(tags=["opensearch"])
 OS_NS = "http://a9.com/-/spec/opensearch/1.1/"
@@ -112,9 +120,9 @@ def opensearch_results(
     request: Request,
     q: str | None = Query(None, description="the query"),
     format: str = Query("rss", description="rss or atom"),  # noqa: A002 - the OpenSearch parameter name
-    start: str | None = Query(None, description="first rank, 0-based"),
-    n: str | None = Query(None, description="hits per page (1 … 100)"),
-    per_site: str | None = Query(None, description="most hits per site (0 = no grouping)"),
+    start: StartQuery = None,
+    n: CountQuery = None,
+    per_site: PerSiteQuery = None,
 ) -> Response:
     """One page of results as RSS 2.0 or Atom."""
     if format not in FEED_TYPES:

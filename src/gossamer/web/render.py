@@ -6,6 +6,10 @@ Contracts:
   the query string (strings, never trusted): a missing or too long ``q`` or a
   non-numeric number raises :class:`BadRequest`; ``n`` is clamped to
   1 … ``MAX_PAGE_SIZE`` and ``start`` to 0 … ``MAX_START``.
+* :data:`StartQuery`, :data:`CountQuery` and :data:`PerSiteQuery` declare those
+  parameters for routes in the OpenAPI schema: integers with the minimum and
+  maximum :func:`search_params` clamps to (the route still receives the raw
+  text, so a non-numeric value is a 400 with its own message, never a 422).
 * :func:`page` renders a template with the security headers of
   :data:`PAGE_HEADERS` (no script, nothing from another origin); the cached
   page passes its own, stricter policy.
@@ -22,11 +26,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.responses import HTMLResponse
+from pydantic import WithJsonSchema
 
 from gossamer.search import HitDetails
 from gossamer.web.context import MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_START, templates
@@ -44,6 +49,22 @@ are not fetched at all."""
 COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
                   "X-Frame-Options": "DENY"}
 PAGE_HEADERS = {**COMMON_HEADERS, "Content-Security-Policy": PAGE_CSP}
+
+
+def _integer(low: int, high: int) -> WithJsonSchema:
+    return WithJsonSchema({"type": "integer", "minimum": low, "maximum": high})
+
+
+StartQuery = Annotated[str | None, _integer(0, MAX_START), Query(
+    description=f"first rank, 0-based (0 … {MAX_START:,}; default 0; larger values are clamped)")]
+"""The ``start`` parameter: documented as an integer, parsed by :func:`search_params`."""
+CountQuery = Annotated[str | None, _integer(1, MAX_PAGE_SIZE), Query(
+    description=f"hits per page (1 … {MAX_PAGE_SIZE}, default {DEFAULT_PAGE_SIZE}; other values are clamped)")]
+"""The ``n`` parameter: documented as an integer, parsed by :func:`search_params`."""
+PerSiteQuery = Annotated[str | None, _integer(0, MAX_PAGE_SIZE), Query(
+    description=f"most hits per site (0 … {MAX_PAGE_SIZE}; 0 = no grouping; "
+                "default searcher.max.hits.per.site)")]
+"""The ``per_site`` parameter: documented as an integer, parsed by :func:`search_params`."""
 
 
 class BadRequest(ValueError):
