@@ -231,16 +231,16 @@ def test_opensearch(site: tuple[str, str]) -> None:
     assert answer.headers["content-type"].startswith("application/opensearchdescription+xml")
     root = ET.fromstring(answer.body)
     templates = {u.get("type"): u.get("template") for u in root.iter(f"{OS_NS}Url")}
-    assert templates["text/html"] == f"{base}/search?q={{searchTerms}}&start={{startIndex?}}"
+    assert templates["text/html"] == f"{base}/search?q={{searchTerms}}&start={{startIndex?}}&n={{count?}}"
     assert "format=rss" in templates["application/rss+xml"] and "format=atom" in templates["application/atom+xml"]
     rss = fetch(base, "/opensearch?q=oolong&format=rss&n=2&per_site=0")
     assert rss.headers["content-type"].startswith("application/rss+xml")
     channel = ET.fromstring(rss.body).find("channel")
     assert channel is not None and channel.findtext(f"{OS_NS}totalResults") == "6"
-    assert channel.findtext(f"{OS_NS}itemsPerPage") == "2" and channel.findtext(f"{OS_NS}startIndex") == "1"
+    assert channel.findtext(f"{OS_NS}itemsPerPage") == "2" and channel.findtext(f"{OS_NS}startIndex") == "0"
     assert [i.findtext("link") for i in channel.iter("item")][0] == origin + "/tea5.html"
     atom = ET.fromstring(fetch(base, "/opensearch?q=oolong&format=atom&start=2&per_site=0").body)
-    assert atom.tag == f"{ATOM_NS}feed" and atom.findtext(f"{OS_NS}startIndex") == "3"
+    assert atom.tag == f"{ATOM_NS}feed" and atom.findtext(f"{OS_NS}startIndex") == "2"  # indexOffset="0"
     assert len(atom.findall(f"{ATOM_NS}entry")) == 4
     assert fetch(base, "/opensearch?q=%22x").status == 400
     assert fetch(base, "/opensearch?q=x&format=json").status == 400

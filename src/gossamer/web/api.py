@@ -29,6 +29,7 @@ from gossamer.web.render import (
     StartQuery,
     check_url,
     find_document,
+    run_search,
     search_params,
 )
 
@@ -120,7 +121,7 @@ def api_search(
     """Search the index."""
     try:
         params = search_params(q, start, n, per_site)
-        results = context(request).searcher().search(params.q, params.n, params.start, params.per_site)
+        results = run_search(context(request).searcher(), params)
     except (BadRequest, QuerySyntaxError) as exc:
         return error(400, str(exc))
     except Exception as exc:  # noqa: BLE001 - no index / nodes down

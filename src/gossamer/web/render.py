@@ -5,7 +5,10 @@ Contracts:
 * :func:`search_params` validates ``q``/``start``/``n``/``per_site`` as given in
   the query string (strings, never trusted): a missing or too long ``q`` or a
   non-numeric number raises :class:`BadRequest`; ``n`` is clamped to
-  1 … ``MAX_PAGE_SIZE`` and ``start`` to 0 … ``MAX_START``.
+  1 … ``MAX_PAGE_SIZE``, ``per_site`` to 0 … ``MAX_PAGE_SIZE`` and ``start`` to 0 or more.
+* :func:`run_search` searches one page; a ``start`` past ``MAX_START`` gives an
+  empty page at that ``start`` (with the total), never a page from another rank —
+  so a client that pages by adding the page size never sees a hit twice.
 * :data:`StartQuery`, :data:`CountQuery` and :data:`PerSiteQuery` declare those
   parameters for routes in the OpenAPI schema: integers with the minimum and
   maximum :func:`search_params` clamps to (the route still receives the raw
@@ -25,7 +28,7 @@ Contracts:
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -33,7 +36,7 @@ from fastapi import Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import WithJsonSchema
 
-from gossamer.search import HitDetails
+from gossamer.search import HitDetails, SearchResults
 from gossamer.web.context import MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_START, templates
 
 DEFAULT_PAGE_SIZE = 10
@@ -56,7 +59,7 @@ def _integer(low: int, high: int) -> WithJsonSchema:
 
 
 StartQuery = Annotated[str | None, _integer(0, MAX_START), Query(
-    description=f"first rank, 0-based (0 … {MAX_START:,}; default 0; larger values are clamped)")]
+    description=f"first rank, 0-based (0 … {MAX_START:,}, default 0; past {MAX_START:,}: no hits)")]
 """The ``start`` parameter: documented as an integer, parsed by :func:`search_params`."""
 CountQuery = Annotated[str | None, _integer(1, MAX_PAGE_SIZE), Query(
     description=f"hits per page (1 … {MAX_PAGE_SIZE}, default {DEFAULT_PAGE_SIZE}; other values are clamped)")]
@@ -99,10 +102,18 @@ def search_params(q: str | None, start: str | None, n: str | None, per_site: str
         raise BadRequest("the query is empty")
     if len(text) > MAX_QUERY_LENGTH:
         raise BadRequest(f"the query is longer than {MAX_QUERY_LENGTH} characters")
-    first = parse_int("start", start, 0, 0, MAX_START)
+    first = parse_int("start", start, 0, 0, 10**12)
     size = parse_int("n", n, default_n, 1, MAX_PAGE_SIZE)
     assert first is not None and size is not None
     return SearchParams(text, first, size, parse_int("per_site", per_site, None, 0, MAX_PAGE_SIZE))
+
+
+def run_search(searcher: Any, params: SearchParams) -> SearchResults:
+    """One page of results for ``params`` (see the module docstring); raises what the searcher raises."""
+    if params.start > MAX_START:
+        counted = searcher.search(params.q, 1, 0, params.per_site)
+        return replace(counted, hits=[], start=params.start)
+    return searcher.search(params.q, params.n, params.start, params.per_site)
 
 
 def check_url(url: str | None) -> str:
