@@ -212,6 +212,8 @@ def test_cached_page(session: Session) -> None:
     box = frame.bounding_box()  # the copy must be readable, not a default 300×150 frame
     assert box and box["width"] >= 600 and box["height"] >= 300, box
     assert "tea garden" in page.frame_locator("iframe#cached-frame").locator("h1").inner_text().lower()
+    fetched = page.locator(".cached-banner time#cached-fetched").inner_text()
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]+ \d{4}, \d\d:\d\d:\d\d UTC", fetched), fetched
     session.check("cached page", "cached")
     page.goto(with_params(page.url, view="text"))
     text = page.locator("pre#cached-text")
@@ -252,3 +254,18 @@ def test_malformed_query(session: Session) -> None:
     assert message.is_visible() and message.inner_text().strip()
     assert page.locator("ol#results > li.hit").count() == 0
     session.check("malformed query", "search-error")
+
+
+def test_not_found_page(session: Session) -> None:
+    """An unknown address: the styled 404 page, whose search box and home link work."""
+    page = session.open("/nonexistent")
+    assert session.watcher.documents[page.url] == 404
+    assert page.locator("header.top a.brand").is_visible() and page.locator("h1").inner_text() == "Not found"
+    assert page.locator(".error-message").is_visible()
+    session.check("not found page", "not-found")
+    page.fill("#q", "oolong")
+    session.click("#search-button")
+    assert page.locator("ol#results > li.hit").count() >= 1
+    page.go_back()
+    session.click("a#home-link")
+    assert page.url == session.base_url + "/" and page.locator("#search-form").is_visible()

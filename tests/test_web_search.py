@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -24,8 +25,11 @@ def _routes() -> dict[str, tuple[bytes, dict[str, str]]]:
     links = " ".join(f"<a href='/tea{i}.html'>brewing green tea {i}</a>" for i in range(1, 6))
     routes = {
         "/": (f"<html lang='en'><head><title>Welcome home</title></head><body>A tea garden. {links} "
-              "<a href='/notes.txt'>notes</a></body></html>".encode(), HTML),
+              "<a href='/notes.txt'>notes</a> <a href='/news.html'>latest</a></body></html>".encode(), HTML),
         "/notes.txt": (b"plain oolong notes, written down", {"Content-Type": "text/plain; charset=utf-8"}),
+        # the text begins with the title (the parser puts it first), then a heading repeating it
+        "/news.html": (b"<html lang='en'><head><title>News</title></head><body><h1>News</h1>"
+                       b"<p>Harvest report: the news of the spring picking.</p></body></html>", HTML),
     }
     for i in range(1, 6):
         words = " ".join(["oolong"] * i)
@@ -75,6 +79,23 @@ def test_results_with_highlights(site: tuple[str, str]) -> None:
                for h in _attr(html, r'<a class="hit-explain" href="([^"]+)"'))
     assert _attr(html, r'<a class="hit-anchors" href="([^"]+)"')
     assert re.search(r'<a class="hit-title" href="[^"]+/notes.txt"[^>]*>[^<]+/notes.txt</a>', html)  # no title
+
+
+def test_snippets_do_not_repeat_the_title(site: tuple[str, str]) -> None:
+    """The page text starts with the title ("News News Harvest …"): the snippet starts after it."""
+    base, origin = site
+    for query in ("harvest", "news", "spring"):
+        hits = fetch(base, f"/api/search?q={query}&per_site=0").json()["hits"]
+        news = next(h for h in hits if h["url"] == origin + "/news.html")
+        assert news["title"] == "News"
+        assert news["snippet"].startswith("Harvest report"), (query, news["snippet"])
+        marked = {news["snippet"][a:b].lower() for a, b in news["highlights"]}
+        assert marked <= {query} and (query == "news" or marked == {query})
+        assert all(0 <= a < b <= len(news["snippet"]) for a, b in news["highlights"])
+    html = fetch(base, "/search?q=harvest").text
+    assert re.search(r'class="hit-snippet">\s*<mark>Harvest</mark> report', html)
+    tea = fetch(base, "/api/search?q=oolong&per_site=0").json()["hits"]
+    assert all(h["snippet"].startswith("How to brew") for h in tea if "/tea" in h["url"])
 
 
 def test_paging(site: tuple[str, str]) -> None:
@@ -128,7 +149,13 @@ def test_cached_page(site: tuple[str, str]) -> None:
     assert re.search(r'<iframe id="cached-frame"[^>]* sandbox=""', html)
     srcdoc = _attr(html, r'srcdoc="([^"]*)"')[0]
     assert "<title>Tea 3</title>" in srcdoc and "oolong oolong oolong" in srcdoc
-    assert 'class="cached-banner"' in html and "as fetched at" in html
+    assert 'class="cached-banner"' in html
+    shown = re.search(r'as fetched on <time id="cached-fetched" datetime="([^"]+)">([^<]+)</time>', html)
+    assert shown, "the banner says when the page was fetched"
+    when = dt.datetime.fromisoformat(shown.group(1))
+    assert when.utcoffset() == dt.timedelta(0) and abs(dt.datetime.now(dt.UTC) - when) < dt.timedelta(hours=1)
+    assert shown.group(2) == f"{when.day} {when:%B %Y}, {when:%H:%M:%S} UTC"  # e.g. "14 March 2026, 09:05:07 UTC"
+    assert not re.search(r"\d{4}-\d\d-\d\dT|\+00:00", shown.group(2))
     csp = answer.headers["content-security-policy"]
     assert csp.startswith("sandbox;") and "default-src 'none'" in csp and "style-src 'self' 'unsafe-inline'" in csp
     assert "script-src" not in csp and "allow-scripts" not in html
@@ -186,6 +213,16 @@ def test_openapi_lists_the_api_and_docs_are_off(site: tuple[str, str]) -> None:
     assert {"/api/search", "/api/document", "/api/stats", "/opensearch"} <= set(spec["paths"])
     assert "SearchAnswer" in spec["components"]["schemas"]
     assert fetch(base, "/docs").status == 404 and fetch(base, "/redoc").status == 404
+    limits = {"start": (0, 10_000), "n": (1, 100), "per_site": (0, 100)}  # what search_params clamps to
+    for path in ("/api/search", "/opensearch"):
+        params = {p["name"]: p for p in spec["paths"][path]["get"]["parameters"]}
+        for name, (low, high) in limits.items():
+            schema = params[name]["schema"]
+            assert (schema["type"], schema["minimum"], schema["maximum"]) == ("integer", low, high), (path, name)
+            assert not params[name]["required"] and params[name]["description"]
+            for value in (low, high):  # the documented bounds are accepted …
+                assert fetch(base, f"{path}?q=oolong&{name}={value}").status == 200, (path, name, value)
+        assert fetch(base, f"{path}?q=oolong&n=abc").status == 400  # … and a non-number is still a 400
 
 
 def test_opensearch(site: tuple[str, str]) -> None:
@@ -194,19 +231,43 @@ def test_opensearch(site: tuple[str, str]) -> None:
     assert answer.headers["content-type"].startswith("application/opensearchdescription+xml")
     root = ET.fromstring(answer.body)
     templates = {u.get("type"): u.get("template") for u in root.iter(f"{OS_NS}Url")}
-    assert templates["text/html"] == f"{base}/search?q={{searchTerms}}&start={{startIndex?}}"
+    assert templates["text/html"] == f"{base}/search?q={{searchTerms}}&start={{startIndex?}}&n={{count?}}"
     assert "format=rss" in templates["application/rss+xml"] and "format=atom" in templates["application/atom+xml"]
     rss = fetch(base, "/opensearch?q=oolong&format=rss&n=2&per_site=0")
     assert rss.headers["content-type"].startswith("application/rss+xml")
     channel = ET.fromstring(rss.body).find("channel")
     assert channel is not None and channel.findtext(f"{OS_NS}totalResults") == "6"
-    assert channel.findtext(f"{OS_NS}itemsPerPage") == "2" and channel.findtext(f"{OS_NS}startIndex") == "1"
+    assert channel.findtext(f"{OS_NS}itemsPerPage") == "2" and channel.findtext(f"{OS_NS}startIndex") == "0"
     assert [i.findtext("link") for i in channel.iter("item")][0] == origin + "/tea5.html"
     atom = ET.fromstring(fetch(base, "/opensearch?q=oolong&format=atom&start=2&per_site=0").body)
-    assert atom.tag == f"{ATOM_NS}feed" and atom.findtext(f"{OS_NS}startIndex") == "3"
+    assert atom.tag == f"{ATOM_NS}feed" and atom.findtext(f"{OS_NS}startIndex") == "2"  # indexOffset="0"
     assert len(atom.findall(f"{ATOM_NS}entry")) == 4
     assert fetch(base, "/opensearch?q=%22x").status == 400
     assert fetch(base, "/opensearch?q=x&format=json").status == 400
+
+
+def test_unknown_paths_html_page_or_json_under_api(site: tuple[str, str]) -> None:
+    base = site[0]
+    for path in ("/nonexistent", "/search/extra", "/static/nope.css", "/no/such?q=x"):
+        answer = fetch(base, path)
+        assert answer.status == 404 and answer.headers["content-type"].startswith("text/html"), path
+        html = answer.text
+        assert '<link rel="stylesheet" href="/static/style.css">' in html and '<header class="top">' in html
+        assert '<form id="search-form"' in html and '<input id="q" name="q"' in html
+        assert '<a id="home-link" href="/">' in html and 'class="error-message"' in html
+        assert "<h1>Not found</h1>" in html and '"detail"' not in html and "<script" not in html
+        assert "default-src 'none'" in answer.headers["content-security-policy"]
+    post = fetch(base, "/search?q=oolong", method="POST")
+    assert post.status == 405 and post.headers["content-type"].startswith("text/html")
+    assert "GET" in post.headers["allow"]
+    assert '<a id="home-link" href="/">' in post.text
+    for path in ("/api/nonexistent", "/api", "/api/search/x"):
+        answer = fetch(base, path)
+        assert answer.status == 404 and answer.headers["content-type"] == "application/json", path
+        assert set(answer.json()) == {"error"} and answer.json()["error"]
+    api_post = fetch(base, "/api/search?q=oolong", method="POST")
+    assert api_post.status == 405 and set(api_post.json()) == {"error"}
+    assert fetch(base, "/nonexistent", method="HEAD").status == 404
 
 
 def test_no_index_is_503(tmp_path: Path) -> None:
@@ -243,3 +304,23 @@ def test_pages_search_through_nodes(tmp_path: Path) -> None:
     finally:
         for node in nodes:
             node.stop()
+
+
+def test_title_cut_and_readable_time_rules() -> None:
+    from gossamer.search.backend import Snippet
+    from gossamer.search.details import without_title
+    from gossamer.web.render import readable_time
+
+    cut = without_title(Snippet("News — News: today's news", [(0, 4), (7, 11), (21, 25)]), "News")
+    assert cut.text == "today's news" and cut.highlights == [(8, 12)]
+    clipped = without_title(Snippet("Tea 3 brew", [(4, 10)]), "Tea 3")
+    assert clipped.text == "brew" and clipped.highlights == [(0, 4)]
+    assert without_title(Snippet("news of the day", []), "News").text == "news of the day"  # not the title's copy
+    assert without_title(Snippet("Newsletter of May", [(0, 10)]), "News").text == "Newsletter of May"
+    assert without_title(Snippet("Tea  3 How", []), "Tea 3").text == "How"
+    assert without_title(Snippet("About tea", []), "").text == "About tea"
+    assert readable_time("2026-03-14T09:05:07+00:00") == ("14 March 2026, 09:05:07 UTC", "2026-03-14T09:05:07+00:00")
+    assert readable_time("2026-03-14T10:05:07+01:00")[0] == "14 March 2026, 09:05:07 UTC"
+    assert readable_time("2026-03-14T09:05:07")[0] == "14 March 2026, 09:05:07 UTC"  # no zone: UTC
+    assert readable_time(1773479107000)[0] == "14 March 2026, 09:05:07 UTC"
+    assert readable_time("yesterday") is None and readable_time(None) is None and readable_time("") is None

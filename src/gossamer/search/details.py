@@ -3,13 +3,17 @@
 The snippet is tantivy's best fragment of ``content`` for the query's positive
 terms (at most ``searcher.summary.length`` × 10 characters); when the terms occur
 only in the title, URL or anchors, the start of the text stands in, unhighlighted.
-Highlights are character ranges into the snippet text — never markup — so every
+A snippet never starts by repeating the title: the page text begins with the
+title (the HTML parser puts it there, as Nutch's does), so a leading copy of the
+title — or several, when the first heading repeats it — is cut off
+(:func:`without_title`).  Highlights are character ranges into the snippet text — never markup — so every
 front end escapes the text itself.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -49,6 +53,41 @@ def stored_fields(document: tantivy.Document) -> dict[str, Any]:
     return out
 
 
+TITLE_SEPARATORS = "-\u2013\u2014|:\u00b7\u2022,;."
+"""What may stand between a leading title and the rest of the text (cut with the title)."""
+
+
+def _title_prefix_length(text: str, title: str) -> int:
+    """How many leading characters of ``text`` are copies of ``title`` and separators (0: none).
+
+    A copy is the title's exact text (white space aside: the parser collapses it in both),
+    followed by the end of the text or a character that is not a letter, digit or
+    underscore: title "News" does not cut "Newsletter", nor "news" in lower case, which
+    is the page's own sentence rather than the parser's copy of the title.
+    """
+    words = title.split()
+    if not words:
+        return 0
+    copy = re.compile(r"\s*" + r"\s+".join(map(re.escape, words)) + r"(?!\w)[\s" + re.escape(TITLE_SEPARATORS)
+                      + "]*")
+    cut = 0
+    while (found := copy.match(text, cut)) is not None and found.end() > cut:
+        cut = found.end()
+    return cut
+
+
+def without_title(snippet: Snippet, title: str) -> Snippet:
+    """``snippet`` without leading copies of ``title`` (see the module docstring); highlights shifted.
+
+    Highlights inside the cut part are dropped, one that straddles its end is clipped.
+    """
+    cut = _title_prefix_length(snippet.text, title)
+    if cut == 0:
+        return snippet
+    ranges = [(max(a, cut) - cut, b - cut) for a, b in snippet.highlights if b > cut]
+    return Snippet(snippet.text[cut:], ranges)
+
+
 class SnippetMaker:
     """Builds snippets of one shard's documents for one query."""
 
@@ -65,12 +104,16 @@ class SnippetMaker:
 
     def snippet(self, document: tantivy.Document) -> Snippet:
         """The document's snippet (see the module docstring)."""
+        title = document.get_first("title") or ""
         if self.generator is not None:
             found = self.generator.snippet_from_doc(document)
             text = found.fragment()
             if text and found.highlighted():
-                return Snippet(text, [(r.start, r.end) for r in found.highlighted()])
+                best = without_title(Snippet(text, [(r.start, r.end) for r in found.highlighted()]), title)
+                if best.highlights:
+                    return best
         content = document.get_first("content") or ""
+        content = content[_title_prefix_length(content, title):]
         text = content[: self.max_chars]
         if len(content) > self.max_chars:
             text = text.rsplit(" ", 1)[0] + " …"

@@ -21,7 +21,17 @@ from pydantic import BaseModel, Field
 from gossamer.search import QuerySyntaxError
 from gossamer.web.api_stats import crawl_stats
 from gossamer.web.context import context
-from gossamer.web.render import COMMON_HEADERS, BadRequest, check_url, find_document, search_params
+from gossamer.web.render import (
+    COMMON_HEADERS,
+    BadRequest,
+    CountQuery,
+    PerSiteQuery,
+    StartQuery,
+    check_url,
+    find_document,
+    run_search,
+    search_params,
+)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -104,14 +114,14 @@ def error(status: int, message: str) -> JSONResponse:
 def api_search(
     request: Request,
     q: str | None = Query(None, description="the query (see docs/search.md), at most 1,024 characters"),
-    start: str | None = Query(None, description="first rank, 0-based (0 … 10,000)"),
-    n: str | None = Query(None, description="hits per page (1 … 100, default 10)"),
-    per_site: str | None = Query(None, description="most hits per site (0 = no grouping)"),
+    start: StartQuery = None,
+    n: CountQuery = None,
+    per_site: PerSiteQuery = None,
 ) -> Any:
     """Search the index."""
     try:
         params = search_params(q, start, n, per_site)
-        results = context(request).searcher().search(params.q, params.n, params.start, params.per_site)
+        results = run_search(context(request).searcher(), params)
     except (BadRequest, QuerySyntaxError) as exc:
         return error(400, str(exc))
     except Exception as exc:  # noqa: BLE001 - no index / nodes down

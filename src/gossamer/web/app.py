@@ -4,6 +4,8 @@ Contract for every router module: it exposes ``router`` (an ``APIRouter``) and
 reads what it needs from :func:`~gossamer.web.context.context`.  Templates live in
 ``templates/`` and extend ``base.html``; Jinja2 autoescaping is on for every template
 (crawled strings are never marked safe).  No page loads anything from another origin.
+Errors no route answers (unknown paths, other methods) are HTML pages, JSON under
+``/api/`` (:mod:`gossamer.web.errors`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 
 from gossamer.core import Settings
 from gossamer.store import Place
-from gossamer.web import api, dashboard, opensearch, search_pages
+from gossamer.web import api, dashboard, errors, opensearch, search_pages
 from gossamer.web.context import HERE, WebContext
 from gossamer.web.server import UrlLengthLimit
 
@@ -35,6 +37,7 @@ def create_app(crawl_dir: Path, settings: Settings, nodes: list[str] | None = No
     app = FastAPI(title="Gossamer", description="Search the crawl and watch it: JSON API and OpenSearch.",
                   docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.gossamer = web
+    errors.install(app)
     app.add_middleware(UrlLengthLimit, max_length=settings.get_int("web.url.max.length"))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     for module in (search_pages, api, opensearch, dashboard):

@@ -6,6 +6,7 @@
   by :func:`~gossamer.web.cached_html.inert_html` in ``srcdoc``) and, with
   ``view=text``, as source in ``pre#cached-text``; other text types are shown
   as text only, binary bodies are described, not shown.
+  The banner says when the page was fetched, as a readable date and time in UTC.
   The page carries :data:`~gossamer.web.render.CACHED_CSP`.
 * ``/anchors?url=`` — ``table#anchors``: the inlinks of the URL from the linkdb.
 """
@@ -29,6 +30,7 @@ from gossamer.web.render import (
     error_page,
     find_document,
     page,
+    readable_time,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -79,7 +81,7 @@ def cached(request: Request, url: str | None = None, view: str | None = None) ->
     is_html = media in HTML_TYPES and text is not None
     data: dict[str, Any] = {
         "url": target, "title": details.title, "page": stored, "media": media or "unknown type",
-        "fetched": details.fields.get("tstamp") or "an unknown time", "size": len(stored.body),
+        "fetched": readable_time(details.fields.get("tstamp")), "size": len(stored.body),
         "text": text, "is_html": is_html, "view": "text" if view == "text" or not is_html else "html",
         "frame_html": inert_html(text, stored.url or target) if is_html and text is not None and view != "text" else "",
     }

@@ -5,7 +5,14 @@ Contracts:
 * :func:`search_params` validates ``q``/``start``/``n``/``per_site`` as given in
   the query string (strings, never trusted): a missing or too long ``q`` or a
   non-numeric number raises :class:`BadRequest`; ``n`` is clamped to
-  1 … ``MAX_PAGE_SIZE`` and ``start`` to 0 … ``MAX_START``.
+  1 … ``MAX_PAGE_SIZE``, ``per_site`` to 0 … ``MAX_PAGE_SIZE`` and ``start`` to 0 or more.
+* :func:`run_search` searches one page; a ``start`` past ``MAX_START`` gives an
+  empty page at that ``start`` (with the total), never a page from another rank —
+  so a client that pages by adding the page size never sees a hit twice.
+* :data:`StartQuery`, :data:`CountQuery` and :data:`PerSiteQuery` declare those
+  parameters for routes in the OpenAPI schema: integers with the minimum and
+  maximum :func:`search_params` clamps to (the route still receives the raw
+  text, so a non-numeric value is a 400 with its own message, never a 422).
 * :func:`page` renders a template with the security headers of
   :data:`PAGE_HEADERS` (no script, nothing from another origin); the cached
   page passes its own, stricter policy.
@@ -14,18 +21,22 @@ Contracts:
   URLs that are in the index.
 * The Jinja test ``web_url`` is true only for ``http``/``https`` URLs: templates
   link a crawled URL only when it passes (anything else is shown as text).
+* :func:`readable_time` turns a stored timestamp (ISO 8601 text, a datetime or
+  epoch milliseconds) into a date and time for people, in UTC.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import datetime as dt
+from dataclasses import dataclass, replace
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.responses import HTMLResponse
+from pydantic import WithJsonSchema
 
-from gossamer.search import HitDetails
+from gossamer.search import HitDetails, SearchResults
 from gossamer.web.context import MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_START, templates
 
 DEFAULT_PAGE_SIZE = 10
@@ -41,6 +52,22 @@ are not fetched at all."""
 COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
                   "X-Frame-Options": "DENY"}
 PAGE_HEADERS = {**COMMON_HEADERS, "Content-Security-Policy": PAGE_CSP}
+
+
+def _integer(low: int, high: int) -> WithJsonSchema:
+    return WithJsonSchema({"type": "integer", "minimum": low, "maximum": high})
+
+
+StartQuery = Annotated[str | None, _integer(0, MAX_START), Query(
+    description=f"first rank, 0-based (0 … {MAX_START:,}, default 0; past {MAX_START:,}: no hits)")]
+"""The ``start`` parameter: documented as an integer, parsed by :func:`search_params`."""
+CountQuery = Annotated[str | None, _integer(1, MAX_PAGE_SIZE), Query(
+    description=f"hits per page (1 … {MAX_PAGE_SIZE}, default {DEFAULT_PAGE_SIZE}; other values are clamped)")]
+"""The ``n`` parameter: documented as an integer, parsed by :func:`search_params`."""
+PerSiteQuery = Annotated[str | None, _integer(0, MAX_PAGE_SIZE), Query(
+    description=f"most hits per site (0 … {MAX_PAGE_SIZE}; 0 = no grouping; "
+                "default searcher.max.hits.per.site)")]
+"""The ``per_site`` parameter: documented as an integer, parsed by :func:`search_params`."""
 
 
 class BadRequest(ValueError):
@@ -75,10 +102,18 @@ def search_params(q: str | None, start: str | None, n: str | None, per_site: str
         raise BadRequest("the query is empty")
     if len(text) > MAX_QUERY_LENGTH:
         raise BadRequest(f"the query is longer than {MAX_QUERY_LENGTH} characters")
-    first = parse_int("start", start, 0, 0, MAX_START)
+    first = parse_int("start", start, 0, 0, 10**12)
     size = parse_int("n", n, default_n, 1, MAX_PAGE_SIZE)
     assert first is not None and size is not None
     return SearchParams(text, first, size, parse_int("per_site", per_site, None, 0, MAX_PAGE_SIZE))
+
+
+def run_search(searcher: Any, params: SearchParams) -> SearchResults:
+    """One page of results for ``params`` (see the module docstring); raises what the searcher raises."""
+    if params.start > MAX_START:
+        counted = searcher.search(params.q, 1, 0, params.per_site)
+        return replace(counted, hits=[], start=params.start)
+    return searcher.search(params.q, params.n, params.start, params.per_site)
 
 
 def check_url(url: str | None) -> str:
@@ -104,6 +139,28 @@ def is_web_url(value: Any) -> bool:
 templates.env.tests["web_url"] = is_web_url
 
 
+def readable_time(value: Any) -> tuple[str, str] | None:
+    """``(text, iso)`` for a stored timestamp: "14 March 2026, 09:05:07 UTC" and its ISO 8601 form (UTC).
+
+    ``value`` is ISO 8601 text, a :class:`datetime.datetime` or epoch milliseconds; a time
+    without zone counts as UTC.  ``None`` when ``value`` is missing or not a time.
+    """
+    when: dt.datetime
+    if isinstance(value, dt.datetime):
+        when = value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        when = dt.datetime.fromtimestamp(value / 1000, dt.UTC)
+    elif isinstance(value, str) and value.strip():
+        try:
+            when = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    when = (when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when).astimezone(dt.UTC)
+    return f"{when.day} {when:%B %Y}, {when:%H:%M:%S} UTC", when.isoformat(timespec="seconds")
+
+
 def page(request: Request, name: str, data: dict[str, Any], status: int = 200,
          headers: dict[str, str] | None = None) -> HTMLResponse:
     """The template ``name`` rendered with ``data``, with the page security headers."""
@@ -113,8 +170,8 @@ def page(request: Request, name: str, data: dict[str, Any], status: int = 200,
 
 
 def error_page(request: Request, status: int, message: str, q: str = "") -> HTMLResponse:
-    """The error page: ``.error-message`` holds ``message`` (escaped)."""
-    titles = {400: "Bad request", 404: "Not found", 503: "Search unavailable"}
+    """The error page: ``.error-message`` holds ``message`` (escaped); the search box and a link home around it."""
+    titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 503: "Search unavailable"}
     return page(request, "error.html", {"status": status, "title": titles.get(status, "Error"),
                                         "message": message, "q": q}, status)
 

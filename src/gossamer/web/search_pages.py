@@ -23,7 +23,7 @@ from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable
 from gossamer.store import TableError
 from gossamer.web import hit_pages
 from gossamer.web.context import MAX_START, context
-from gossamer.web.render import BadRequest, check_url, error_page, page, search_params
+from gossamer.web.render import BadRequest, check_url, error_page, page, run_search, search_params
 
 router = APIRouter(include_in_schema=False)
 router.include_router(hit_pages.router)
@@ -81,7 +81,7 @@ def search(request: Request, q: str | None = None, start: str | None = None, n: 
     except BadRequest as exc:
         return error_page(request, 400, str(exc), raw_q)
     try:
-        results = context(request).searcher().search(params.q, params.n, params.start, params.per_site)
+        results = run_search(context(request).searcher(), params)
     except QuerySyntaxError as exc:
         return error_page(request, 400, f"bad query: {exc}", params.q)
     except UNAVAILABLE as exc:
