@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from gossamer.core import Settings, SettingsError, load_settings
-from gossamer.store import Place, as_place
+from gossamer.store import Place, as_place, is_uri
 
 if TYPE_CHECKING:
     pass
@@ -88,8 +88,12 @@ def settings_for(crawl_dir: Path | None) -> Settings:
         fail(str(exc))
 
 
-def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path]) -> tuple[Place, Settings]:
-    """A path or URI from the command line and its settings (a local one's from ``crawl_dir(path)``)."""
+def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path],
+                        hint: Callable[[Path], str | None] | None = None) -> tuple[Place, Settings]:
+    """A path or URI from the command line and its settings (a local one's from ``crawl_dir(path)``).
+
+    ``hint`` looks at a local path first: a message from it exits 2 (the wrong kind of directory).
+    """
     from gossamer.store import is_uri
 
     try:
@@ -97,21 +101,29 @@ def _place_and_settings(text: str, crawl_dir: Callable[[Path], Path]) -> tuple[P
             settings = settings_for(None)
             return as_place(text, settings), settings
         path = as_place(text)
+        message = hint(path.local_path()) if hint is not None else None
+        if message:
+            fail(message)
         return path, settings_for(crawl_dir(path.local_path()))
     except ValueError as exc:
         fail(str(exc))
 
 
-def table_argument(text: str) -> tuple[Place, Settings]:
+def table_argument(text: str, kind: str | None = None) -> tuple[Place, Settings]:
     """A table given on the command line (a path, ``file://…``, ``s3://…``, ``hdfs://…``) and its settings.
 
     A local table's crawl directory supplies its configuration (``gossamer.toml`` …);
     a table on another filesystem has none there (use ``--conf`` or ``-D``), and the
-    settings (``fs.s3.*``) decide how its filesystem is reached.  Exits 2 on a bad URI.
+    settings (``fs.s3.*``) decide how its filesystem is reached.  Exits 2 on a bad URI,
+    and, when ``kind`` (``crawldb``, ``linkdb``) is given, on a local path that is
+    another kind of directory or a file, saying what to give instead ("did you mean
+    crawl/crawldb?").
     """
+    from gossamer.cli.hints import table_hint
     from gossamer.store import CrawlLayout
 
-    return _place_and_settings(text, lambda path: CrawlLayout.of_table(path).root)
+    hint = (lambda path: table_hint(text, path, kind)) if kind else None
+    return _place_and_settings(text, lambda path: CrawlLayout.of_table(path).root, hint)
 
 
 def crawl_dir_argument(text: str) -> tuple[Place, Settings]:
@@ -128,10 +140,13 @@ def segment_argument(text: str) -> tuple[Place, Settings]:
 
     A local segment's crawl directory (``<crawl>/segments/<name>``) supplies the
     configuration; one on another filesystem has none there (``--conf``, ``-D``).
+    A local segments directory or crawl directory given instead exits 2 naming a segment.
     """
+    from gossamer.cli.hints import segment_hint
     from gossamer.store import CrawlLayout
 
-    return _place_and_settings(text, lambda path: CrawlLayout.of_table(path.parent).root)
+    return _place_and_settings(text, lambda path: CrawlLayout.of_table(path.parent).root,
+                               lambda path: segment_hint(text, path, has_dir_option=False))
 
 
 def place_argument(text: str, settings: Settings) -> Place:
@@ -163,20 +178,51 @@ def segment_arguments(segments: list[str] | None, segments_dir: str | None,
 
     Each may be a local path or a URI (``s3://…``, reached with ``settings``); a
     segment on another filesystem counts in ``-dir`` once its ``crawl_generate/_SUCCESS``
-    exists.  Exits 2 for a bad URI or when no segment is given at all.
+    exists.  Exits 2 for a bad URI, when no segment is given at all, for a local
+    segments or crawl directory named as a segment (use ``-dir``), and for a local
+    ``-dir`` that does not exist or is no segments directory.
     """
+    from gossamer.cli.hints import segment_hint, segments_dir_hint
     from gossamer.store import list_segments
 
     settings = settings if settings is not None else settings_for(None)
     chosen = [place_argument(segment, settings) for segment in segments or []]
+    for text, place in zip(segments or [], chosen, strict=True):
+        message = segment_hint(text, place.local_path(), has_dir_option=True) if not is_uri(text) else None
+        if message:
+            fail(message)
     if segments_dir is not None:
+        place = place_argument(segments_dir, settings)
+        if not is_uri(segments_dir):
+            local = place.local_path()
+            if not local.exists():
+                fail(f"-dir {segments_dir}: no such directory")
+            message = segments_dir_hint(segments_dir, local)
+            if message:
+                fail(message)
         try:
-            chosen += list_segments(place_argument(segments_dir, settings))
+            chosen += list_segments(place)
         except OSError as exc:
             fail(str(exc))
     if not chosen:
-        fail("give segment directories or -dir <segments_dir>")
+        fail(f"no segments in {segments_dir}" if segments_dir is not None
+             else "give segment directories or -dir <segments_dir>")
     return chosen
+
+
+def has_no_seed_urls(seeds: Place) -> bool:
+    """Whether ``seeds`` is a local file holding no URL (only blank and ``#`` lines).
+
+    ``False`` for a directory, a URI or an unreadable file: the job finds those out.
+    Reads only up to the first URL line.
+    """
+    if not isinstance(seeds, Path) or not seeds.is_file():
+        return False
+    try:
+        with seeds.open(encoding="utf-8", errors="replace") as lines:
+            return not any(line.strip() and not line.lstrip().startswith("#") for line in lines)
+    except OSError:
+        return False
 
 
 @contextmanager
@@ -194,6 +240,8 @@ def user_errors() -> Iterator[None]:
     except TaskFailed as exc:
         fail(f"{_one_line(exc)} (nothing of this run was installed)", EXIT_FAILED)
     except OSError as exc:
+        if exc.errno in (errno.EEXIST, errno.ENOTDIR) and exc.filename:
+            fail(f"{exc.filename} is in the way: a file where a directory is expected")
         fail(_one_line(exc), EXIT_FAILED if exc.errno in WRITE_FAILURES else EXIT_USAGE)
     except (SettingsError, LockedError, TableError, ValueError) as exc:
         fail(_one_line(exc))

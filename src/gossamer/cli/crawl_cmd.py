@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gossamer.cli.common import crawl_dir_argument, err_console, fail, place_argument, print_errors, user_errors
+from gossamer.cli.common import (
+    EXIT_NOTHING,
+    crawl_dir_argument,
+    err_console,
+    fail,
+    has_no_seed_urls,
+    place_argument,
+    print_errors,
+    user_errors,
+)
 from gossamer.cli.fetch_cmd import human_bytes, print_fetch_report
 from gossamer.cli.generate_cmd import print_generate_report
 from gossamer.cli.updatedb_cmd import print_update_report
@@ -15,6 +24,7 @@ from gossamer.cli.updatedb_cmd import print_update_report
 if TYPE_CHECKING:
     from rich.live import Live
 
+    from gossamer.core import Settings
     from gossamer.crawl.fetch import FetchProgress, FetchReport
     from gossamer.crawl.generate import GenerateReport
     from gossamer.crawl.inject import InjectReport
@@ -137,6 +147,7 @@ def crawl_command(
     if seeds is None and not (place / "crawldb").is_dir():
         fail(f"no seeds given and {place / 'crawldb'} does not exist")
     seeds_place = place_argument(seeds, settings) if seeds is not None else None
+    check_before_crawling(crawl_dir, settings, seeds, seeds_place)
     listener = ConsoleListener()
     with user_errors():
         try:
@@ -147,3 +158,26 @@ def crawl_command(
     ending = f" ({report.stopped})" if report.stopped else ""
     typer.echo(f"\nCrawl: {report.rounds_done} round(s){ending}, {len(report.segments)} segment(s), "
                f"{report.pages_fetched:,} pages fetched in {report.seconds:.1f} s")
+
+
+def check_before_crawling(crawl_dir: str, settings: Settings, seeds: str | None, seeds_place: Place | None) -> None:
+    """What would stop the crawl half-way, checked before any step runs (no orphan segment is left).
+
+    Exits 2 when ``http.agent.name`` is unset or the seeds are missing, 1 when a local
+    seeds file holds no URL.
+    """
+    from gossamer.core import agent_string
+
+    try:
+        agent_string(settings)
+    except ValueError:
+        fail(f"http.agent.name is empty: set it before crawling, with -D http.agent.name=mybot or in "
+             f"{crawl_dir.rstrip('/')}/gossamer.toml (\"http.agent.name\" = \"mybot\")")
+    if seeds is None or seeds_place is None:
+        return
+    with user_errors():
+        if not seeds_place.exists():
+            fail(f"seeds not found: {seeds}")
+    if has_no_seed_urls(seeds_place):
+        fail(f"no seed URLs in {seeds} (it is empty or holds only blank and # lines): nothing to crawl",
+             EXIT_NOTHING)

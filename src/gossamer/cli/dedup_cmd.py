@@ -36,7 +36,7 @@ def dedup_command(
     with user_errors():
         order = parse_compare_order(compare_order)
         check_group(group)
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     with user_errors(), job_progress("dedup") as progress:
         report = dedup(place, settings, group, order, progress)
     print_dedup_report(report)

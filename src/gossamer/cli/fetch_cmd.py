@@ -48,6 +48,8 @@ def print_fetch_report(report: FetchReport) -> None:
     typer.echo(f"Fetcher: segment {report.segment}: {report.pages:,} pages, {human_bytes(report.bytes)}, "
                f"{report.errors:,} errors in {report.seconds:.1f} s ({rate:,.1f} pages/s, "
                f"{report.processes} process(es))")
+    if report.results > report.pages:
+        typer.echo(f"  without a response (not pages): {report.results - report.pages:,}")
     if report.resumed:
         typer.echo(f"  resumed: {report.resumed:,} pages of an interrupted fetch kept, not fetched again")
     for name, count in sorted(report.by_status.items()):

@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, place_argument, table_argument, user_errors
+from gossamer.cli.common import EXIT_NOTHING, fail, place_argument, table_argument, user_errors
+from gossamer.cli.hints import segments_dir_hint
+from gossamer.store import is_uri
 
 if TYPE_CHECKING:
     from gossamer.crawl.generate import GenerateReport
@@ -39,8 +41,12 @@ def generate_command(
     """
     from gossamer.crawl.generate import GenerateOptions, generate
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     segments = place_argument(segments_dir, settings)
+    if not is_uri(segments_dir):
+        message = segments_dir_hint(segments_dir, segments.local_path())
+        if message:
+            fail(message)
     options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
     with user_errors():
         report = generate(place, segments, settings, options)

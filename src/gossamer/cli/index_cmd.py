@@ -51,7 +51,7 @@ def index_command(
     """
     from gossamer.index import IndexOptions, index
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     chosen = segment_arguments(segments, segments_dir, settings)
     target = index_place(place, index_dir, settings)
     links = place_argument(linkdb, settings) if linkdb is not None else None
@@ -77,7 +77,7 @@ def clean_command(
     """
     from gossamer.index import clean
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     target = index_place(place, index_dir, settings)
     with user_errors():
         report = clean(target, place, settings)

@@ -48,7 +48,7 @@ def invertlinks_command(
     """
     from gossamer.crawl.linkdb import invert_links
 
-    place, settings = table_argument(linkdb)
+    place, settings = table_argument(linkdb, "linkdb")
     chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("invertlinks") as progress:
         report = invert_links(place, chosen, settings, not no_normalize, not no_filter, progress)
@@ -71,7 +71,7 @@ def mergelinkdb_command(
     """
     from gossamer.crawl.linkdb import merge_linkdbs
 
-    place, settings = table_argument(out)
+    place, settings = table_argument(out, "linkdb")
     with user_errors(), job_progress("mergelinkdb") as progress:
         report = merge_linkdbs(place, linkdbs, settings, normalize, url_filter, progress)
     _print_report("LinkDbMerger", report)
@@ -122,7 +122,7 @@ def readlinkdb_command(
 
     if (dump_dir is None) == (url is None):
         fail("choose one of -dump <out_dir>, -url <url>")
-    place, _ = table_argument(linkdb)  # also validates -D settings and the crawl's config
+    place, _ = table_argument(linkdb, "linkdb")  # also validates -D settings and the crawl's config
     out = local_path_argument(dump_dir, "the dump directory") if dump_dir is not None else None
     with user_errors(), open_live(place) as version:
         if out is not None:

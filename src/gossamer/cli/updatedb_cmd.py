@@ -37,7 +37,7 @@ def updatedb_command(
     """
     from gossamer.crawl.updatedb import UpdateOptions, updatedb
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("updatedb") as progress:
         report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize, force),
