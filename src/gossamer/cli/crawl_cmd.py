@@ -15,6 +15,7 @@ from gossamer.cli.common import (
     has_no_seed_urls,
     place_argument,
     print_errors,
+    print_json,
     user_errors,
 )
 from gossamer.cli.fetch_cmd import human_bytes, print_fetch_report
@@ -113,6 +114,43 @@ class ConsoleListener:
         print_index_report("Indexer", report)
 
 
+class JsonListener(ConsoleListener):
+    """Prints no step summaries (``--json``: only the crawl's report, at the end); keeps the live fetch line."""
+
+    def injected(self, report: InjectReport) -> None:
+        """Print nothing."""
+
+    def round_started(self, number: int, rounds: int) -> None:
+        """Print nothing."""
+
+    def generated(self, report: GenerateReport) -> None:
+        """Print nothing."""
+
+    def unfinished(self, segments: list[Place]) -> None:
+        """Print nothing."""
+
+    def fetched(self, report: FetchReport) -> None:
+        """Close the live line."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def parsed(self, report: Any) -> None:
+        """Print nothing."""
+
+    def updated(self, report: UpdateReport) -> None:
+        """Print nothing."""
+
+    def linked(self, report: Any) -> None:
+        """Print nothing."""
+
+    def deduplicated(self, report: Any) -> None:
+        """Print nothing."""
+
+    def indexed(self, report: Any) -> None:
+        """Print nothing."""
+
+
 def crawl_command(
     seeds: Annotated[str | None, typer.Argument(help="seed file or directory, a path or a URI (optional when the "
                                                      "crawldb exists)")] = None,
@@ -123,6 +161,8 @@ def crawl_command(
     threads: Annotated[int | None, typer.Option("-threads", "--threads",
                                                 help="parallel requests in all (fetcher.threads.fetch)")] = None,
     index: Annotated[bool, typer.Option("--index", "-i", help="index the crawl after the last round")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the crawl's report as one JSON object instead of "
+                                                         "the step summaries")] = False,
 ) -> None:
     """Crawl: inject the seeds, then rounds of generate, fetch (+parse) and updatedb.
 
@@ -148,13 +188,16 @@ def crawl_command(
         fail(f"no seeds given and {place / 'crawldb'} does not exist")
     seeds_place = place_argument(seeds, settings) if seeds is not None else None
     check_before_crawling(crawl_dir, settings, seeds, seeds_place)
-    listener = ConsoleListener()
+    listener = JsonListener() if as_json else ConsoleListener()
     with user_errors():
         try:
             report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds_place, index), listener)
         finally:
             if listener.live is not None:
                 listener.live.stop()
+    if as_json:
+        print_json(report)
+        return
     ending = f" ({report.stopped})" if report.stopped else ""
     typer.echo(f"\nCrawl: {report.rounds_done} round(s){ending}, {len(report.segments)} segment(s), "
                f"{report.pages_fetched:,} pages fetched in {report.seconds:.1f} s")
@@ -178,6 +221,6 @@ def check_before_crawling(crawl_dir: str, settings: Settings, seeds: str | None,
     with user_errors():
         if not seeds_place.exists():
             fail(f"seeds not found: {seeds}")
-    if has_no_seed_urls(seeds_place):
+    if has_no_seed_urls(seeds, seeds_place):
         fail(f"no seed URLs in {seeds} (it is empty or holds only blank and # lines): nothing to crawl",
              EXIT_NOTHING)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, fail, place_argument, table_argument, user_errors
+from gossamer.cli.common import EXIT_NOTHING, JSON_HELP, fail, place_argument, print_json, table_argument, user_errors
 from gossamer.cli.hints import segments_dir_hint
 from gossamer.store import is_uri
 
@@ -28,6 +28,7 @@ def generate_command(
                                                   help="spread the selection over up to N segments")] = 1,
     force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility: "
                                         "a dead writer's lock is taken over anyway")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Select due URLs, best score first, into new segments (exit code 1: nothing due).
 
@@ -50,7 +51,11 @@ def generate_command(
     options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
     with user_errors():
         report = generate(place, segments, settings, options)
-    if not print_generate_report(report):
+    if as_json:
+        print_json(report)
+        if not report.segments:
+            raise typer.Exit(EXIT_NOTHING)
+    elif not print_generate_report(report):
         raise typer.Exit(EXIT_NOTHING)
 
 

@@ -8,10 +8,12 @@ import typer
 
 from gossamer.cli.common import (
     EXIT_NOTHING,
+    JSON_HELP,
     fail,
     job_progress,
     local_path_argument,
     print_errors,
+    print_json,
     segment_arguments,
     table_argument,
     user_errors,
@@ -32,6 +34,7 @@ def invertlinks_command(
     no_filter: Annotated[bool, typer.Option("-noFilter", "-nofilter", "--no-filter",
                                             help="skip URL filters")] = False,
     force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Add the outlinks of parsed segments to the linkdb as inlinks (target URL -> source URL, anchor).
 
@@ -52,7 +55,7 @@ def invertlinks_command(
     chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("invertlinks") as progress:
         report = invert_links(place, chosen, settings, not no_normalize, not no_filter, progress)
-    _print_report("LinkDb", report)
+    print_json(report) if as_json else _print_report("LinkDb", report)
 
 
 def mergelinkdb_command(
