@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import socket
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -51,6 +52,7 @@ def serve_command(
     app = create_app(crawl_dir, settings, node_list, index=place)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"gossamer serving {index or crawl_dir} on http://{shown}:{port}/")
+    sys.stdout.flush()  # seen at once when stdout is a pipe or a log file
     with listener:
         uvicorn.Server(server_config(app, settings, host, port)).run(sockets=[listener])
 
