@@ -144,7 +144,9 @@ def test_verbose_logs_info_and_quiet_only_errors(cli, indexed: Path) -> None:
     assert described.code == 0 and "Bad input lines printed in full" in described.out
 
 
-def test_shell_completion_is_offered(cli) -> None:
+def test_shell_completion_is_offered(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Typer detects the calling shell (none under a test runner started by a non-shell): name it instead
+    monkeypatch.setenv("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION", "1")
     shown = cli("--show-completion", "bash")
     assert shown.code == 0 and "_gossamer_completion" in shown.out
     assert "--install-completion" in cli("--help").out
