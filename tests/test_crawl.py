@@ -46,8 +46,9 @@ def test_crawl_three_rounds(cli, tmp_path: Path) -> None:
     fetched = sum(int(n.replace(",", "")) for n in re.findall(r"Fetcher: segment \d+: ([\d,]+) pages", result.out))
     stats = cli("readdb", crawl_dir / "crawldb", "-stats").out
     total = int(stats_value(stats, "TOTAL urls"))
-    # every URL the crawldb knows was fetched once, except the robots-denied page, which is db_gone too
-    assert fetched == total == 9
+    # every URL the crawldb knows was tried once; the robots-denied page (db_gone too) got no response:
+    # it is no page fetched (issue 21: only real responses count as pages)
+    assert fetched + 1 == total == 9
     assert stats_value(stats, "status 2 (db_fetched)") == "4"  # /, a, b, c
     assert stats_value(stats, "status 3 (db_gone)") == "2"  # private (robots), missing (404)
     assert stats_value(stats, "status 4 (db_redir_temp)") == "3"  # the loop, offsite

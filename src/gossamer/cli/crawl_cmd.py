@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gossamer.cli.common import crawl_dir_argument, err_console, fail, place_argument, print_errors, user_errors
+from gossamer.cli.common import (
+    EXIT_NOTHING,
+    crawl_dir_argument,
+    err_console,
+    fail,
+    has_no_seed_urls,
+    place_argument,
+    print_errors,
+    print_json,
+    user_errors,
+)
 from gossamer.cli.fetch_cmd import human_bytes, print_fetch_report
 from gossamer.cli.generate_cmd import print_generate_report
 from gossamer.cli.updatedb_cmd import print_update_report
@@ -15,6 +25,7 @@ from gossamer.cli.updatedb_cmd import print_update_report
 if TYPE_CHECKING:
     from rich.live import Live
 
+    from gossamer.core import Settings
     from gossamer.crawl.fetch import FetchProgress, FetchReport
     from gossamer.crawl.generate import GenerateReport
     from gossamer.crawl.inject import InjectReport
@@ -103,6 +114,43 @@ class ConsoleListener:
         print_index_report("Indexer", report)
 
 
+class JsonListener(ConsoleListener):
+    """Prints no step summaries (``--json``: only the crawl's report, at the end); keeps the live fetch line."""
+
+    def injected(self, report: InjectReport) -> None:
+        """Print nothing."""
+
+    def round_started(self, number: int, rounds: int) -> None:
+        """Print nothing."""
+
+    def generated(self, report: GenerateReport) -> None:
+        """Print nothing."""
+
+    def unfinished(self, segments: list[Place]) -> None:
+        """Print nothing."""
+
+    def fetched(self, report: FetchReport) -> None:
+        """Close the live line."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def parsed(self, report: Any) -> None:
+        """Print nothing."""
+
+    def updated(self, report: UpdateReport) -> None:
+        """Print nothing."""
+
+    def linked(self, report: Any) -> None:
+        """Print nothing."""
+
+    def deduplicated(self, report: Any) -> None:
+        """Print nothing."""
+
+    def indexed(self, report: Any) -> None:
+        """Print nothing."""
+
+
 def crawl_command(
     seeds: Annotated[str | None, typer.Argument(help="seed file or directory, a path or a URI (optional when the "
                                                      "crawldb exists)")] = None,
@@ -113,6 +161,8 @@ def crawl_command(
     threads: Annotated[int | None, typer.Option("-threads", "--threads",
                                                 help="parallel requests in all (fetcher.threads.fetch)")] = None,
     index: Annotated[bool, typer.Option("--index", "-i", help="index the crawl after the last round")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the crawl's report as one JSON object instead of "
+                                                         "the step summaries")] = False,
 ) -> None:
     """Crawl: inject the seeds, then rounds of generate, fetch (+parse) and updatedb.
 
@@ -137,13 +187,40 @@ def crawl_command(
     if seeds is None and not (place / "crawldb").is_dir():
         fail(f"no seeds given and {place / 'crawldb'} does not exist")
     seeds_place = place_argument(seeds, settings) if seeds is not None else None
-    listener = ConsoleListener()
+    check_before_crawling(crawl_dir, settings, seeds, seeds_place)
+    listener = JsonListener() if as_json else ConsoleListener()
     with user_errors():
         try:
             report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds_place, index), listener)
         finally:
             if listener.live is not None:
                 listener.live.stop()
+    if as_json:
+        print_json(report)
+        return
     ending = f" ({report.stopped})" if report.stopped else ""
     typer.echo(f"\nCrawl: {report.rounds_done} round(s){ending}, {len(report.segments)} segment(s), "
                f"{report.pages_fetched:,} pages fetched in {report.seconds:.1f} s")
+
+
+def check_before_crawling(crawl_dir: str, settings: Settings, seeds: str | None, seeds_place: Place | None) -> None:
+    """What would stop the crawl half-way, checked before any step runs (no orphan segment is left).
+
+    Exits 2 when ``http.agent.name`` is unset or the seeds are missing, 1 when a local
+    seeds file holds no URL.
+    """
+    from gossamer.core import agent_string
+
+    try:
+        agent_string(settings)
+    except ValueError:
+        fail(f"http.agent.name is empty: set it before crawling, with -D http.agent.name=mybot or in "
+             f"{crawl_dir.rstrip('/')}/gossamer.toml (\"http.agent.name\" = \"mybot\")")
+    if seeds is None or seeds_place is None:
+        return
+    with user_errors():
+        if not seeds_place.exists():
+            fail(f"seeds not found: {seeds}")
+    if has_no_seed_urls(seeds, seeds_place):
+        fail(f"no seed URLs in {seeds} (it is empty or holds only blank and # lines): nothing to crawl",
+             EXIT_NOTHING)

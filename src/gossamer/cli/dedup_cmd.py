@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import err_console, job_progress, table_argument, user_errors
+from gossamer.cli.common import JSON_HELP, err_console, job_progress, print_json, table_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.dedup import DedupReport
@@ -20,6 +20,7 @@ def dedup_command(
         "-compareOrder", "--compare-order",
         help="which copy is kept, criteria in order: score, fetchTime, httpsOverHttp, urlLength "
              "(score, fetchTime and urlLength required)")] = "score,fetchTime,urlLength",
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Mark pages with the same signature as db_duplicate, keeping the best copy of each.
 
@@ -36,10 +37,10 @@ def dedup_command(
     with user_errors():
         order = parse_compare_order(compare_order)
         check_group(group)
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     with user_errors(), job_progress("dedup") as progress:
         report = dedup(place, settings, group, order, progress)
-    print_dedup_report(report)
+    print_json(report) if as_json else print_dedup_report(report)
 
 
 def print_dedup_report(report: DedupReport) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import err_console, print_errors, segment_argument, user_errors
+from gossamer.cli.common import JSON_HELP, err_console, print_errors, print_json, segment_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.fetch import FetchProgress, FetchReport
@@ -48,6 +48,8 @@ def print_fetch_report(report: FetchReport) -> None:
     typer.echo(f"Fetcher: segment {report.segment}: {report.pages:,} pages, {human_bytes(report.bytes)}, "
                f"{report.errors:,} errors in {report.seconds:.1f} s ({rate:,.1f} pages/s, "
                f"{report.processes} process(es))")
+    if report.results > report.pages:
+        typer.echo(f"  without a response (not pages): {report.results - report.pages:,}")
     if report.resumed:
         typer.echo(f"  resumed: {report.resumed:,} pages of an interrupted fetch kept, not fetched again")
     for name, count in sorted(report.by_status.items()):
@@ -73,6 +75,7 @@ def fetch_command(
     = False,
     processes: Annotated[int | None, typer.Option("-processes", "--processes",
                                                   help="fetch processes (fetcher.processes; 0 = cores)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Fetch every URL of a segment's fetch list, politely; write crawl_fetch and WARC content.
 
@@ -90,4 +93,4 @@ def fetch_command(
     choice = True if parse else (False if no_parse else None)
     with user_errors(), fetch_progress() as progress:
         report = fetch_segment(place, settings, FetchOptions(threads, choice, processes), progress)
-    print_fetch_report(report)
+    print_json(report) if as_json else print_fetch_report(report)

@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, place_argument, table_argument, user_errors
+from gossamer.cli.common import EXIT_NOTHING, JSON_HELP, fail, place_argument, print_json, table_argument, user_errors
+from gossamer.cli.hints import segments_dir_hint
+from gossamer.store import is_uri
 
 if TYPE_CHECKING:
     from gossamer.crawl.generate import GenerateReport
@@ -26,6 +28,7 @@ def generate_command(
                                                   help="spread the selection over up to N segments")] = 1,
     force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility: "
                                         "a dead writer's lock is taken over anyway")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Select due URLs, best score first, into new segments (exit code 1: nothing due).
 
@@ -39,12 +42,20 @@ def generate_command(
     """
     from gossamer.crawl.generate import GenerateOptions, generate
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     segments = place_argument(segments_dir, settings)
+    if not is_uri(segments_dir):
+        message = segments_dir_hint(segments_dir, segments.local_path())
+        if message:
+            fail(message)
     options = GenerateOptions(top_n, num_fetchers, add_days, not no_filter, not no_norm, max_num_segments, force)
     with user_errors():
         report = generate(place, segments, settings, options)
-    if not print_generate_report(report):
+    if as_json:
+        print_json(report)
+        if not report.segments:
+            raise typer.Exit(EXIT_NOTHING)
+    elif not print_generate_report(report):
         raise typer.Exit(EXIT_NOTHING)
 
 

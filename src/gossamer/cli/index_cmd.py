@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gossamer.cli.common import (
+    JSON_HELP,
     job_progress,
     place_argument,
     print_errors,
+    print_json,
     segment_arguments,
     table_argument,
     user_errors,
@@ -36,6 +38,7 @@ def index_command(
                                               help="delete gone, redirected and duplicate pages")] = False,
     url_filter: Annotated[bool, typer.Option("-filter", "--filter", help="apply URL filters")] = False,
     normalize: Annotated[bool, typer.Option("-normalize", "--normalize", help="apply URL normalizers")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Index parsed pages of segments into the crawl's full-text index (<crawl>/index, or --index).
 
@@ -51,14 +54,14 @@ def index_command(
     """
     from gossamer.index import IndexOptions, index
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     chosen = segment_arguments(segments, segments_dir, settings)
     target = index_place(place, index_dir, settings)
     links = place_argument(linkdb, settings) if linkdb is not None else None
     with user_errors(), job_progress("index") as progress:
         report = index(target, place, links, chosen, settings, IndexOptions(delete_gone, url_filter, normalize),
                        progress)
-    print_index_report("Indexer", report)
+    print_json(report) if as_json else print_index_report("Indexer", report)
 
 
 def clean_command(
@@ -77,7 +80,7 @@ def clean_command(
     """
     from gossamer.index import clean
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     target = index_place(place, index_dir, settings)
     with user_errors():
         report = clean(target, place, settings)

@@ -6,7 +6,19 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, place_argument, print_errors, table_argument, user_errors
+from gossamer.cli.common import (
+    EXIT_NOTHING,
+    JSON_HELP,
+    err_console,
+    fail,
+    has_no_seed_urls,
+    job_progress,
+    place_argument,
+    print_errors,
+    print_json,
+    table_argument,
+    user_errors,
+)
 
 
 def inject_command(
@@ -22,6 +34,7 @@ def inject_command(
     filter_normalize_all: Annotated[bool, typer.Option(
         "-filterNormalizeAll", "--filter-normalize-all",
         help="also normalize and filter the URLs already in the crawldb")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Inject seed URLs into a crawldb.
 
@@ -39,16 +52,25 @@ def inject_command(
 
     if overwrite and update:
         fail("-overwrite and -update exclude each other")
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     options = InjectOptions(overwrite, update, not no_filter, not no_normalize, filter_normalize_all)
     seeds_place = place_argument(seeds, settings)
     with user_errors(), job_progress("inject") as progress:
         if not seeds_place.exists():
             raise FileNotFoundError(f"seeds not found: {seeds}")
+        if has_no_seed_urls(seeds, seeds_place):
+            fail(f"no seed URLs in {seeds} (it is empty or holds only blank and # lines): nothing to inject",
+                 EXIT_NOTHING)
         report = inject(place, seeds_place, settings, options, progress)
-    for action in report.recovered:
-        typer.echo(f"Injector: recovered: {action}")
-    print_errors(report.errors, report.counters.get("errors", 0))
-    for line in report.summary_lines():
-        typer.echo(line)
-    typer.echo(f"Injector: finished in {report.seconds:.2f} s")
+    if as_json:
+        print_json(report)
+    else:
+        for action in report.recovered:
+            typer.echo(f"Injector: recovered: {action}")
+        print_errors(report.errors, report.counters.get("errors", 0))
+        for line in report.summary_lines():
+            typer.echo(line)
+        typer.echo(f"Injector: finished in {report.seconds:.2f} s")
+    if report.counters.get("seed_lines", 0) == 0:
+        err_console.print(f"Injector: no seed URLs in {seeds}: nothing injected", highlight=False, markup=False)
+        raise typer.Exit(EXIT_NOTHING)

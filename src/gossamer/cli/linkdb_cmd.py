@@ -8,10 +8,12 @@ import typer
 
 from gossamer.cli.common import (
     EXIT_NOTHING,
+    JSON_HELP,
     fail,
     job_progress,
     local_path_argument,
     print_errors,
+    print_json,
     segment_arguments,
     table_argument,
     user_errors,
@@ -32,6 +34,7 @@ def invertlinks_command(
     no_filter: Annotated[bool, typer.Option("-noFilter", "-nofilter", "--no-filter",
                                             help="skip URL filters")] = False,
     force: Annotated[bool, typer.Option("-force", "--force", help="accepted for Nutch compatibility")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Add the outlinks of parsed segments to the linkdb as inlinks (target URL -> source URL, anchor).
 
@@ -48,11 +51,11 @@ def invertlinks_command(
     """
     from gossamer.crawl.linkdb import invert_links
 
-    place, settings = table_argument(linkdb)
+    place, settings = table_argument(linkdb, "linkdb")
     chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("invertlinks") as progress:
         report = invert_links(place, chosen, settings, not no_normalize, not no_filter, progress)
-    _print_report("LinkDb", report)
+    print_json(report) if as_json else _print_report("LinkDb", report)
 
 
 def mergelinkdb_command(
@@ -71,7 +74,7 @@ def mergelinkdb_command(
     """
     from gossamer.crawl.linkdb import merge_linkdbs
 
-    place, settings = table_argument(out)
+    place, settings = table_argument(out, "linkdb")
     with user_errors(), job_progress("mergelinkdb") as progress:
         report = merge_linkdbs(place, linkdbs, settings, normalize, url_filter, progress)
     _print_report("LinkDbMerger", report)
@@ -122,7 +125,7 @@ def readlinkdb_command(
 
     if (dump_dir is None) == (url is None):
         fail("choose one of -dump <out_dir>, -url <url>")
-    place, _ = table_argument(linkdb)  # also validates -D settings and the crawl's config
+    place, _ = table_argument(linkdb, "linkdb")  # also validates -D settings and the crawl's config
     out = local_path_argument(dump_dir, "the dump directory") if dump_dir is not None else None
     with user_errors(), open_live(place) as version:
         if out is not None:

@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover - older Typer with Click installed separ
 
 from gossamer import __version__
 from gossamer.cli.checkers_cmd import filterchecker_command, normalizerchecker_command
-from gossamer.cli.common import STATE, err_console, extract_defines
+from gossamer.cli.common import STATE, err_console, extract_defines, extract_verbosity, warn
 from gossamer.cli.crawl_cmd import crawl_command
 from gossamer.cli.dedup_cmd import dedup_command
 from gossamer.cli.fetch_cmd import fetch_command
@@ -46,7 +46,7 @@ app = typer.Typer(
          "Every command takes -D name=value to override any setting (see showproperties), and "
          "--engine local|spark to choose where its jobs run (= -D engine=…).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -65,6 +65,10 @@ def _global(
     = None,
     version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True,
                                           callback=_print_version)] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="log gossamer's INFO messages on stderr "
+                                          "(-vv: DEBUG); any command takes it, anywhere")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="log errors only, no warnings; any command "
+                                        "takes it, anywhere")] = False,
 ) -> None:
     STATE.conf = conf
 
@@ -100,14 +104,15 @@ app.command("robotschecker")(robotschecker_command)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
-    err_console.print(f"warning: {message}", markup=False, highlight=False)
+    warn(str(message))
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     warnings.showwarning = _show_warning  # type: ignore[assignment]
+    STATE.warned_includes.clear()
     try:
-        args = extract_defines(list(sys.argv[1:] if argv is None else argv))
+        args = extract_verbosity(extract_defines(list(sys.argv[1:] if argv is None else argv)))
         result = app(args=args, prog_name="gossamer", standalone_mode=False)
         if isinstance(result, int):
             return result

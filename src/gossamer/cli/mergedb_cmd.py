@@ -25,7 +25,7 @@ def mergedb_command(
     """
     from gossamer.crawl.mergedb import mergedb
 
-    place, settings = table_argument(out)
+    place, settings = table_argument(out, "crawldb")
     with user_errors(), job_progress("mergedb") as progress:
         report = mergedb(place, crawldbs, settings, normalize, url_filter, progress)
     for action in report.recovered:

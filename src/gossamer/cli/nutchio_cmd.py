@@ -7,11 +7,13 @@ from typing import Annotated
 import typer
 
 from gossamer.cli.common import (
+    JSON_HELP,
     crawl_dir_argument,
     fail,
     local_path_argument,
     place_argument,
     print_errors,
+    print_json,
     user_errors,
 )
 from gossamer.crawl.nutchio import MigrationReport, NotANutchCrawl, export_nutch, import_nutch
@@ -28,6 +30,7 @@ def import_nutch_command(
     nutch_dir: Annotated[str, typer.Argument(help="a Nutch crawl directory (crawldb, linkdb, segments), a segments "
                                                   "directory or one segment (1.x, 0.5 or 0.4); path or URI")],
     crawl_dir: Annotated[str, typer.Option("-d", "--dir", help="the Gossamer crawl directory to write")],
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Import a Nutch crawl: crawldb and linkdb become tables, segments Gossamer segments (content as WARC).
 
@@ -49,7 +52,7 @@ def import_nutch_command(
             fail(str(exc))
         except HadoopFormatError as exc:
             fail(str(exc))
-    _print(report, "imported")
+    print_json(report) if as_json else _print(report, "imported")
 
 
 def export_nutch_command(
@@ -58,6 +61,7 @@ def export_nutch_command(
     parts: Annotated[int | None, typer.Option("-numParts", "--parts", help="parts of the exported crawldb and "
                                                                          "linkdb (default: as many as Gossamer's)")]
     = None,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Export a Gossamer crawl as Nutch 1.x files: crawldb, linkdb and segments as MapFiles/SequenceFiles.
 
@@ -73,4 +77,4 @@ def export_nutch_command(
     out = local_path_argument(out_dir, "the export directory")
     with user_errors():
         report = export_nutch(source, out, settings, parts)
-    _print(report, "exported")
+    print_json(report) if as_json else _print(report, "exported")

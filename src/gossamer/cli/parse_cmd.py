@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import fail, job_progress, print_errors, segment_argument, user_errors
+from gossamer.cli.common import JSON_HELP, fail, job_progress, print_errors, print_json, segment_argument, user_errors
 
 if TYPE_CHECKING:
     from gossamer.crawl.parse import ParseReport
@@ -44,6 +44,7 @@ def parse_command(
     = False,
     processes: Annotated[int | None, typer.Option("-processes", "--processes",
                                                   help="parse processes (parser.processes; 0 = cores)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Parse the content of a fetched segment into parse_data, parse_text and crawl_parse.
 
@@ -71,4 +72,4 @@ def parse_command(
         settings = settings.with_values(overrides, "command line")
     with user_errors(), job_progress("parse") as progress:
         report = parse_segment(place, settings, progress)
-    print_parse_report(report)
+    print_json(report) if as_json else print_parse_report(report)

@@ -46,7 +46,7 @@ def readdb_command(
     modes = [stats, dump_dir is not None, url is not None, topn is not None]
     if sum(modes) != 1:
         fail("choose exactly one of -stats, -dump <out>, -url <url>, -topN <n> <out>")
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     rest = extra or []
     with user_errors():
         version = open_live(place)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gossamer.cli.common import EXIT_NOTHING, EXIT_USAGE, fail, settings_for
+from gossamer.cli.hints import is_crawl_dir
 from gossamer.store import Place, as_place
 
 if TYPE_CHECKING:
@@ -41,8 +42,10 @@ def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Plac
 
 
 def search_command(
-    query: Annotated[str | None, typer.Argument(help="the query (see docs/search.md for the syntax)")] = None,
-    crawl_dir: Annotated[str, typer.Option("-d", "--dir", help=DIR_HELP)] = "crawl",
+    words: Annotated[list[str] | None, typer.Argument(help="the query (see docs/search.md for the syntax); "
+                                                      "several words are one query", show_default=False)] = None,
+    crawl_dir: Annotated[str | None, typer.Option("-d", "--dir", help=DIR_HELP + " [default: crawl]",
+                                                  show_default=False)] = None,
     index: Annotated[str | None, typer.Option("--index", help=INDEX_HELP)] = None,
     hits: Annotated[int, typer.Option("-n", "--hits", help="results per page (10)")] = 10,
     start: Annotated[int, typer.Option("--start", help="rank of the first result (0-based)")] = 0,
@@ -58,6 +61,8 @@ def search_command(
 ) -> None:
     """Search the crawl's index (or search nodes); the index may live on S3, HDFS … (-d or --index URI).
 
+    Exit code 1 when nothing matches (or there is no index), 0 when something does.
+
     Examples:
 
       gossamer search -d crawl "os.path join"
@@ -71,6 +76,12 @@ def search_command(
     from gossamer.search import QuerySyntaxError, SearchUnavailable, open_searcher
     from gossamer.store import TableError
 
+    query = " ".join(words) if words else None
+    if crawl_dir is None:
+        if words and index is None and nodes is None and is_crawl_dir(Path(words[0])):
+            rest = " ".join(words[1:]) or "<query>"
+            fail(f"{words[0]} is a crawl directory: give it with -d, e.g. gossamer search -d {words[0]} {rest!r}")
+        crawl_dir = "crawl"
     if hits < 1 or start < 0:
         fail("-n must be at least 1 and --start at least 0")
     if (topics is None) != (run is None):
@@ -103,6 +114,8 @@ def search_command(
             _print(results, searcher if explain else None)
     finally:
         searcher.close()
+    if not results.hits:
+        raise typer.Exit(EXIT_NOTHING)
 
 
 def _print(results: SearchResults, explainer: Broker | None) -> None:

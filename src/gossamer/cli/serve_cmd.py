@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import socket
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -44,6 +47,35 @@ def serve_command(
     if not 0 <= port <= 65535:
         fail("--port must be 0 … 65535")
     node_list = [n.strip() for n in nodes.split(",") if n.strip()] if nodes else []
+    listener = listening_socket(host, port)
+    port = listener.getsockname()[1]
     app = create_app(crawl_dir, settings, node_list, index=place)
-    typer.echo(f"gossamer serving {index or crawl_dir} on http://{host}:{port}/")
-    uvicorn.Server(server_config(app, settings, host, port)).run()
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"gossamer serving {index or crawl_dir} on http://{shown}:{port}/")
+    sys.stdout.flush()  # seen at once when stdout is a pipe or a log file
+    with listener:
+        uvicorn.Server(server_config(app, settings, host, port)).run(sockets=[listener])
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (port 0: any free port), before anything is printed.
+
+    Exits 2 with one line when the port is taken ("port N is in use: try --port …") or
+    the address cannot be bound.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        fail(f"--host {host}: cannot resolve it ({exc.strerror})")
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} is in use: try --port {port + 1 if port < 65535 else 8081} "
+                 "(or --port 0 for any free port)")
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    return sock

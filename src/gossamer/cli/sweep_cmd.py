@@ -6,11 +6,12 @@ from typing import Annotated
 
 import typer
 
-from gossamer.cli.common import EXIT_NOTHING, crawl_dir_argument, fail, user_errors
+from gossamer.cli.common import EXIT_NOTHING, JSON_HELP, crawl_dir_argument, fail, print_json, user_errors
 
 
 def clean_tmp_command(
     crawl_dir: Annotated[str, typer.Option("-d", "--dir", help="crawl directory or URI")] = "crawl",
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Remove unfinished versions, segments and staging folders that killed jobs left behind.
 
@@ -27,6 +28,9 @@ def clean_tmp_command(
         fail(f"no crawl directory at {crawl_dir}", EXIT_NOTHING)
     with user_errors():
         report = sweep(place, settings)
+    if as_json:
+        print_json(report)
+        return
     for removed in report.removed:
         typer.echo(f"removed: {removed}")
     for busy in report.busy:

@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gossamer.cli.common import job_progress, print_errors, segment_arguments, table_argument, user_errors
+from gossamer.cli.common import (
+    JSON_HELP,
+    job_progress,
+    print_errors,
+    print_json,
+    segment_arguments,
+    table_argument,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from gossamer.crawl.updatedb import UpdateReport
@@ -24,6 +32,7 @@ def updatedb_command(
     normalize: Annotated[bool, typer.Option("-normalize", "--normalize", help="apply URL normalizers")] = False,
     force: Annotated[bool, typer.Option("-force", "--force",
                                         help="apply segments the crawldb has already absorbed")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Merge fetch and parse results of segments into the crawldb.
 
@@ -37,12 +46,12 @@ def updatedb_command(
     """
     from gossamer.crawl.updatedb import UpdateOptions, updatedb
 
-    place, settings = table_argument(crawldb)
+    place, settings = table_argument(crawldb, "crawldb")
     chosen = segment_arguments(segments, segments_dir, settings)
     with user_errors(), job_progress("updatedb") as progress:
         report = updatedb(place, chosen, settings, UpdateOptions(not no_additions, url_filter, normalize, force),
                           progress)
-    print_update_report(report)
+    print_json(report) if as_json else print_update_report(report)
 
 
 def print_update_report(report: UpdateReport) -> None:

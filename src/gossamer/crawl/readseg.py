@@ -5,10 +5,12 @@ text layout follows Nutch's SegmentReader: per URL a ``Recno::`` / ``URL::``
 header, then one section per table (``CrawlDatum::`` for crawl_generate,
 crawl_fetch and crawl_parse, ``Content::``, ``ParseData::``, ``ParseText::``).
 Rows of datum tables print as :meth:`~gossamer.core.datum.CrawlDatum.to_text`
-does; other tables print ``name: value`` lines, so new columns show up without
-changes here.  The dump groups records by URL in URL order with a streaming
-k-way merge of the sorted tables; WARC content is found through an in-memory
-index of record offsets (a few dozen bytes per record).
+does; parse_data and parse_text as Nutch's ``ParseData`` / ``ParseText`` print
+(``Status: success(1)``, ``outlink: toUrl: … anchor: …``, the text alone); other
+tables print ``name: value`` lines, so new columns show up without changes here.
+The dump groups records by URL in URL order with a streaming k-way merge of the
+sorted tables; WARC content is found through an in-memory index of record
+offsets (a few dozen bytes per record).
 
 A segment may be a local path or a :class:`~gossamer.store.location.Location`
 (``s3://`` …): tables are read through its filesystem, a table without ``_SUCCESS``
@@ -86,19 +88,69 @@ def segment_info(segment: Place) -> SegmentInfo:
     return SegmentInfo(segment.name, generated, start, end, fetched, parsed)
 
 
+def _text_value(value: object) -> str:
+    """A cell as plain text (never a Python repr): ``k=v`` pairs for maps and structs, ``""`` for null."""
+    if value is None:
+        return ""
+    if isinstance(value, list) and value and isinstance(value[0], tuple):  # Arrow map
+        return " ".join(f"{k}={_text_value(v)}" for k, v in value)  # type: ignore[misc]
+    if isinstance(value, dict):
+        return " ".join(f"{k}: {_text_value(v)}" for k, v in value.items())
+    return str(value)
+
+
 def _format_row(row: dict[str, object]) -> str:
+    """``name: value`` lines of a row of any table (lists as a count and one indented line per item)."""
     lines = []
     for name, value in row.items():
         if name == "url":
             continue
-        if isinstance(value, list) and value and isinstance(value[0], tuple):  # Arrow map
-            value = dict(value)  # type: ignore[arg-type]
-        if isinstance(value, list):
+        if isinstance(value, list) and not (value and isinstance(value[0], tuple)):
             lines.append(f"{name}: {len(value)}")
-            lines.extend(f"  {item}" for item in value)
+            lines.extend(f"  {_text_value(item)}" for item in value)
         else:
-            lines.append(f"{name}: {value}")
+            lines.append(f"{name}: {_text_value(value)}")
     return "\n".join(lines) + "\n"
+
+
+def _metadata_text(value: object) -> str:
+    """Nutch's ``Metadata.toString``: ``name=value `` for every value."""
+    pairs = value if isinstance(value, list) else list(value.items()) if isinstance(value, dict) else []
+    return "".join(f"{k}={v} " for k, v in pairs)
+
+
+def format_parse_data(row: dict[str, object]) -> str:
+    """A parse_data row as Nutch's ``ParseData.toString`` prints it (``Status: success(1)``, ``outlink: toUrl: …``).
+
+    Columns Nutch does not have are added as ``name: value`` lines, so new columns still show.
+    """
+    from gossamer.core import ParseStatusCode
+
+    code = row.get("status")
+    try:
+        status = f"{ParseStatusCode(int(code)).name.lower()}({code})"  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        status = str(code)
+    if row.get("status_message"):
+        status += f": {row['status_message']}"
+    outlinks = row.get("outlinks") or []
+    lines = ["Version: 5", f"Status: {status}", f"Title: {row.get('title') or ''}",
+             f"Outlinks: {len(outlinks)}"]  # type: ignore[arg-type]
+    for link in outlinks:  # type: ignore[attr-defined]
+        lines.append(f"  outlink: toUrl: {link.get('url')} anchor: {link.get('anchor') or ''}")
+    lines.append(f"Content Metadata: {_metadata_text(row.get('content_metadata'))}")
+    lines.append(f"Parse Metadata: {_metadata_text(row.get('parse_metadata'))}")
+    known = {"url", "status", "status_message", "title", "outlinks", "content_metadata", "parse_metadata"}
+    extra = {k: v for k, v in row.items() if k not in known}
+    return "\n".join(lines) + "\n" + (_format_row(extra) if extra else "")
+
+
+def format_parse_text(row: dict[str, object]) -> str:
+    """A parse_text row as Nutch prints it: the text alone."""
+    return f"{row.get('text') or ''}\n"
+
+
+ROW_FORMATS = {"parse_data": format_parse_data, "parse_text": format_parse_text}
 
 
 def _texts(table: str, data: pa.Table | pa.RecordBatch) -> Iterator[tuple[str, str]]:
@@ -107,8 +159,9 @@ def _texts(table: str, data: pa.Table | pa.RecordBatch) -> Iterator[tuple[str, s
         for key, datum in batch_to_datums(data):
             yield key, datum.to_text()
     else:
+        render = ROW_FORMATS.get(table, _format_row)
         for row in data.to_pylist():
-            yield str(row["url"]), _format_row(row)
+            yield str(row["url"]), render(row)
 
 
 def _table_rows(segment: Place, table: str, url: str) -> Iterator[tuple[str, str]]:

@@ -108,6 +108,52 @@ def _names(text: str) -> set[str]:
     return {n for n in re.split(r"[\s,]+", text.strip()) if n}
 
 
+def alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` alternatives of a regex (``a|b(c|d)`` → ``["a", "b(c|d)"]``).
+
+    Escaped characters and character classes are skipped over; groups nest.
+    """
+    parts: list[str] = []
+    depth, start, index, in_class = 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    parts.append(pattern[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def unmatched_includes(includes: str, ids: list[str]) -> list[str]:
+    """The alternatives of ``plugin.includes`` that match no plugin id (``parse-tika``, ``indexer-solr`` …).
+
+    Nutch configurations name plugins Gossamer does not have; they are harmless, but a
+    typo looks the same, so the CLI warns naming them.  An alternative that is not a valid
+    regex on its own counts as matching (the whole pattern is checked where it is used).
+    """
+    unmatched = []
+    for part in alternatives(includes):
+        try:
+            compiled = re.compile(part)
+        except re.error:
+            continue
+        if not any(compiled.fullmatch(plugin_id) for plugin_id in ids):
+            unmatched.append(part)
+    return unmatched
+
+
 class PluginRepository:
     """The plugins of one set of settings: which are active, and their instances.
 
@@ -129,6 +175,10 @@ class PluginRepository:
         """Every known plugin with its activation state, by extension point then id."""
         result = [PluginState(info, *self._activation(info), source) for info, source in self._plugins]
         return sorted(result, key=lambda s: (s.info.point, s.info.id))
+
+    def unmatched_includes(self) -> list[str]:
+        """The alternatives of ``plugin.includes`` that match none of these plugins (see :func:`unmatched_includes`)."""
+        return unmatched_includes(self.settings.get_str("plugin.includes"), [info.id for info, _ in self._plugins])
 
     def _activation(self, info: PluginInfo) -> tuple[bool, str]:
         if info.point in SELECTED_BY:

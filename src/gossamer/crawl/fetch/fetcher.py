@@ -307,7 +307,9 @@ class _Run:
             self.summary.bytes += len(content.content)
         if status.code in (ProtocolStatusCode.EXCEPTION, ProtocolStatusCode.FAILED):
             self.summary.errors += 1
-        self.summary.pages += 1
+        self.summary.results += 1
+        if exchange is not None or content is not None:  # a real response: a page (a 404 is one, a refusal not)
+            self.summary.pages += 1
         self.summary.by_status[status_name(fetch_status)] += 1
         self.summary.by_protocol[status.code.name.lower()] += 1
         self.sink.result(FetchResult(item.url, datum, content, exchange, linked or []))
@@ -322,14 +324,14 @@ class _Run:
             if progress is not None:
                 progress(self.summary, self.queues.active_queues())
             if threshold > 0 and now - self.summary.started >= check_after and not self.stopping:
-                rate = (self.summary.pages - last_pages) / max(now - last_time, 1e-9)
+                rate = (self.summary.results - last_pages) / max(now - last_time, 1e-9)
                 strikes = strikes + 1 if rate < threshold else 0
                 if strikes >= retries:
                     async with self.cond:
                         self.stop("throughput", f"throughput {rate:.2f} pages/s below "
                                                 f"fetcher.throughput.threshold.pages={threshold}")
                         self.cond.notify_all()
-            last_pages, last_time = self.summary.pages, now
+            last_pages, last_time = self.summary.results, now
 
 
 async def _aiter(items: Iterable[tuple[str, CrawlDatum]]) -> AsyncIterable[tuple[str, CrawlDatum]]:

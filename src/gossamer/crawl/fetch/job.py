@@ -86,7 +86,11 @@ class FetchReport(Report):
     segment: str
     processes: int = 0
     seconds: float = 0.0
+    results: int = 0
+    """URLs finished (each counted in ``by_status``), answered or not."""
     pages: int = 0
+    """URLs a server answered (see :class:`~gossamer.crawl.fetch.results.FetchSummary`): a refused
+    connection is a result and an error, not a page."""
     bytes: int = 0
     errors: int = 0
     by_status: Counter[str] = field(default_factory=Counter)
@@ -105,7 +109,7 @@ class FetchReport(Report):
     def of_share(cls, segment: str, summary: FetchSummary, sink: SegmentSink, rows: dict[str, int],
                  files: list[str], limit: int) -> FetchReport:
         """One share's report from its loop summary and its sink."""
-        return cls(segment, pages=summary.pages, bytes=summary.bytes, errors=summary.errors,
+        return cls(segment, results=summary.results, pages=summary.pages, bytes=summary.bytes, errors=summary.errors,
                    by_status=Counter(summary.by_status), by_protocol=Counter(summary.by_protocol),
                    dropped=Counter(sink.drops), parse_status=Counter(sink.parse_status),
                    parse_errors=sink.parse_errors[:limit], rows=Counter(rows), files=list(files),

@@ -59,13 +59,21 @@ class ListSink:
 
 @dataclass
 class FetchSummary(Report):
-    """Counts of one fetch loop; ``by_status`` is keyed by fetch status name (``fetch_success`` …)."""
+    """Counts of one fetch loop; ``by_status`` is keyed by fetch status name (``fetch_success`` …).
+
+    ``results``: every URL the loop finished (each has a ``by_status`` entry); ``pages``:
+    those a server answered (any HTTP status, or content from another protocol) — a
+    refused connection, a timeout before the headers, a robots.txt denial or a refused
+    address is a result but no page; ``errors``: results whose protocol status is an
+    exception or a failure (a refused connection is one).
+    """
 
     SAMPLES = ()
     MERGE_MAX = ("started", "elapsed")
 
     started: float = 0.0
     elapsed: float = 0.0
+    results: int = 0
     pages: int = 0
     bytes: int = 0
     errors: int = 0
@@ -78,7 +86,7 @@ class FetchSummary(Report):
 
     @property
     def pages_per_second(self) -> float:
-        """Pages (results) per second of elapsed time."""
+        """Pages (server responses) per second of elapsed time."""
         return self.pages / self.elapsed if self.elapsed > 0 else 0.0
 
     def json_extra(self) -> dict[str, object]:
