@@ -10,7 +10,18 @@
 See docs/webdb.md.
 """
 
+from gossamer.webdb.build import BuildReport, build_webdb
 from gossamer.webdb.db import WebDB, WebDBReader, WebDBWriter, WriteReport
 from gossamer.webdb.records import MD5_BYTES, Link, Page
 
-__all__ = ["MD5_BYTES", "Link", "Page", "WebDB", "WebDBReader", "WebDBWriter", "WriteReport"]
+__all__ = [
+    "MD5_BYTES",
+    "BuildReport",
+    "Link",
+    "Page",
+    "WebDB",
+    "WebDBReader",
+    "WebDBWriter",
+    "WriteReport",
+    "build_webdb",
+]
