@@ -192,7 +192,8 @@ class WebDBWriter:
             live = live_version_dir(self.path)
             assert live is not None, f"{self.path} has no live WebDB version"
             self.report.page_edits, self.report.link_edits = self._pages.count, self._links.count
-            rows, counts = apply_edits(Path(live), self._staging, self._pages, self._links, self._memory)
+            # the link log still buffers up to half the budget while the derived logs fill
+            rows, counts = apply_edits(Path(live), self._staging, self._pages, self._links, self._memory // 2)
             os.rmdir(self._staging / "_edits")
             finish(self._staging, rows)
             install(self.path, self._staging, keep_backup=True, verify=verify)  # type: ignore[arg-type]

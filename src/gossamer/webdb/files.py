@@ -125,9 +125,9 @@ class SortedFile:
         """Rows, from the footer."""
         return self._file.metadata.num_rows
 
-    def rows(self) -> Iterator[dict[str, object]]:
-        """Every row, front to back, as dicts."""
-        for batch in self._file.iter_batches(batch_size=_READ_ROWS):
+    def rows(self, columns: list[str] | None = None) -> Iterator[dict[str, object]]:
+        """Every row (of ``columns``, default all), front to back, as dicts."""
+        for batch in self._file.iter_batches(batch_size=_READ_ROWS, columns=columns):
             yield from batch.to_pylist()
 
     def find(self, value: str | bytes) -> Iterator[dict[str, object]]:

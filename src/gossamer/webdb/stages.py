@@ -63,7 +63,7 @@ class _Md5Presence:
     """Answers "does any page hold this MD5?" for MD5s asked in ascending order, reading forward only."""
 
     def __init__(self, pages_by_md5: SortedFile) -> None:
-        self._md5s = (row["md5"] for row in pages_by_md5.rows())
+        self._md5s = (row["md5"] for row in pages_by_md5.rows(["md5"]))
         self._current: bytes | None = next(self._md5s, None)  # type: ignore[arg-type]
 
     def holds(self, md5: bytes) -> bool:
