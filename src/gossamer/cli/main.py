@@ -39,6 +39,7 @@ from gossamer.cli.settings_cmd import showproperties_command
 from gossamer.cli.sql_cmd import sql_command
 from gossamer.cli.sweep_cmd import clean_tmp_command
 from gossamer.cli.updatedb_cmd import updatedb_command
+from gossamer.cli.webdb_cmd import webdb_command
 
 app = typer.Typer(
     name="gossamer",
@@ -101,6 +102,7 @@ app.command("plugins")(plugins_command)
 app.command("normalizerchecker")(normalizerchecker_command)
 app.command("filterchecker")(filterchecker_command)
 app.command("robotschecker")(robotschecker_command)
+app.command("webdb")(webdb_command)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
