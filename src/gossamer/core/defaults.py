@@ -269,6 +269,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("fetcher.parse", False, "bool",
              "Parse content during the fetch instead of a separate parse step"),
     Property("fetcher.store.content", True, "bool", "Store fetched content in the segment"),
+    Property("webdb.update", False, "bool",
+             "crawl keeps the WebDB (<crawl>/webdb, seed 003) up to date: after each round's updatedb, the "
+             "pages its segments fetched and their outlinks are applied to it (local crawl directories)"),
     Property("fetcher.checkpoint.seconds", 10.0, "float",
              "How often each fetch process makes what it fetched survive a kill, so that the next fetch "
              "of the segment resumes instead of starting over (local segments); 0 = never"),

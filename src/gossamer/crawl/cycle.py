@@ -149,6 +149,10 @@ def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
             _fetch_and_parse(segment, settings, FetchOptions(options.threads, parse_inline, processes),
                              listener, report)
         listener.updated(updatedb(layout.crawldb, segments, settings))
+        if settings.get_bool("webdb.update") and layout.root.is_local:
+            from gossamer.webdb import build_webdb
+
+            build_webdb(layout.root, settings, segments)
         report.rounds_done = number
     if options.index:
         index_crawl(layout, report.segments, settings, listener)

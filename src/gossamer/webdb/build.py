@@ -11,16 +11,29 @@
   (the page changed since) is refused by the WebDB's own rule and counted.
 
 Everything goes through one writer, so the whole build is one sort-merge and one install.
+The crawl loop calls it with a round's segments when ``webdb.update`` is on: an incremental update.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from gossamer.core import DIGEST_KEY, Report, Settings
-from gossamer.store import CrawlLayout, TableVersion, iter_datums, list_segments, open_live, table_present
+from gossamer.store import (
+    CrawlLayout,
+    Place,
+    TableVersion,
+    batch_to_datums,
+    list_segments,
+    open_live,
+    table_present,
+)
 from gossamer.webdb.db import WebDB
 from gossamer.webdb.records import MD5_BYTES, Link, Page
 
@@ -60,19 +73,41 @@ def _digest(metadata: list[tuple[str, str]] | None) -> bytes | None:
     return None
 
 
-def build_webdb(crawl_dir: Path, settings: Settings) -> BuildReport:
-    """Add the crawl's pages and links to ``<crawl_dir>/webdb`` (created when absent)."""
+def _touched_urls(segments: Sequence[Place]) -> pa.Array:
+    """The URLs the segments' crawl_fetch and crawl_parse hold (fetched or tried; link targets), as one array."""
+    chunks = []
+    for segment in segments:
+        for table in ("crawl_fetch", "crawl_parse"):
+            if table_present(segment / table):
+                with TableVersion(segment / table) as version:
+                    chunks += [batch.column("url") for batch in version.iter_batches(columns=["url"])]
+    return pc.unique(pa.concat_arrays(chunks)) if chunks else pa.array([], pa.string())
+
+
+def build_webdb(crawl_dir: Path, settings: Settings, segments: Sequence[Place] | None = None) -> BuildReport:
+    """Add the crawl's pages and links to ``<crawl_dir>/webdb`` (created when absent).
+
+    With ``segments`` (the crawl loop's ``webdb.update``), only what those segments changed:
+    the crawldb entries of the URLs their crawl_fetch and crawl_parse hold (fetched pages, new
+    link targets) and the links of their parse_data;
+    the crawldb is still scanned once, but filtered in Arrow, so only those rows become pages.
+    """
     layout = CrawlLayout(Path(crawl_dir))
     report = BuildReport()
     db = WebDB.open(layout.root / "webdb", settings)
+    chosen = sorted(list_segments(layout.segments) if segments is None else segments, key=lambda s: s.name)
+    wanted = None if segments is None else _touched_urls(chosen)
     with open_live(layout.crawldb) as crawldb, db.writer() as writer:
-        for url, datum in iter_datums(crawldb.iter_batches()):
-            writer.add_page(Page(url=url, md5=content_md5(datum.signature), fetch_time=datum.fetch_time,
-                                 retries=min(datum.retries, 32767),
-                                 interval=round(datum.fetch_interval / _DAY_SECONDS),
-                                 score=datum.score, next_score=datum.score))
-            report.crawldb_pages += 1
-        for segment in sorted(list_segments(layout.segments), key=lambda s: s.name):
+        for batch in crawldb.iter_batches():
+            if wanted is not None:
+                batch = batch.filter(pc.is_in(batch.column("url"), value_set=wanted))
+            for url, datum in batch_to_datums(batch):
+                writer.add_page(Page(url=url, md5=content_md5(datum.signature), fetch_time=datum.fetch_time,
+                                     retries=min(datum.retries, 32767),
+                                     interval=round(datum.fetch_interval / _DAY_SECONDS),
+                                     score=datum.score, next_score=datum.score))
+                report.crawldb_pages += 1
+        for segment in chosen:
             parse_data = segment / "parse_data"
             if not table_present(parse_data):
                 continue
