@@ -105,3 +105,9 @@ def test_serve_on_a_busy_port_says_so_before_printing_the_url(cli, crawl: Path) 
         result = cli("serve", "-d", crawl, "--port", str(port))
     assert result.code == 2 and result.out == ""
     assert f"port {port} is in use: try --port {port + 1}" in result.err
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_directory(cli, tmp_path: Path) -> None:
+    result = cli("crawl", "", "-d", tmp_path / "crawl", "-D", "http.agent.name=t")
+    assert result.code == 2 and "empty path" in result.err
+    assert not (tmp_path / "crawl" / "crawldb").exists()

@@ -238,7 +238,13 @@ def segment_argument(text: str) -> tuple[Place, Settings]:
 
 
 def place_argument(text: str, settings: Settings) -> Place:
-    """A directory given on the command line, local or a URI reached with ``settings``; exits 2 on a bad URI."""
+    """A directory given on the command line, local or a URI reached with ``settings``; exits 2 on a bad URI.
+
+    An empty argument (``""``, a shell variable that was never set) is refused rather than read
+    as the current directory.
+    """
+    if not text.strip():
+        fail("an empty path was given: name a file, a directory or a URI")
     try:
         return as_place(text, settings)
     except ValueError as exc:
