@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gossamer.plugins.registry import alternatives, unmatched_includes
+from gossamer.plugins.registry import unmatched_includes
+from gossamer.plugins.support.regexrules import regex_alternatives
 from tests.conftest import write_lines
 from tests.index_fixtures import Page, make_crawl
 
@@ -98,7 +99,7 @@ def test_plugin_includes_naming_unknown_ids_warns(cli, indexed: Path) -> None:
 
 
 def test_includes_alternatives_split_at_the_top_level_only() -> None:
-    assert alternatives(r"a|b-(c|d)|[x|y]z|e\|f") == ["a", "b-(c|d)", "[x|y]z", r"e\|f"]
+    assert regex_alternatives(r"a|b-(c|d)|[x|y]z|e\|f") == ["a", "b-(c|d)", "[x|y]z", r"e\|f"]
     assert unmatched_includes("urlfilter-(regex|nope)|nope-.*|(", ["urlfilter-regex"]) == ["nope-.*"]
 
 

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from gossamer.core import Settings
 from gossamer.plugins.api import EXTENSION_POINTS, PluginNotConfigured
+from gossamer.plugins.support.regexrules import regex_alternatives
 
 ENTRY_POINT_GROUP = "gossamer.plugins"
 
@@ -108,34 +109,6 @@ def _names(text: str) -> set[str]:
     return {n for n in re.split(r"[\s,]+", text.strip()) if n}
 
 
-def alternatives(pattern: str) -> list[str]:
-    """The top-level ``|`` alternatives of a regex (``a|b(c|d)`` → ``["a", "b(c|d)"]``).
-
-    Escaped characters and character classes are skipped over; groups nest.
-    """
-    parts: list[str] = []
-    depth, start, index, in_class = 0, 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-        elif char == "|" and depth == 0:
-            parts.append(pattern[start:index])
-            start = index + 1
-        index += 1
-    parts.append(pattern[start:])
-    return [part.strip() for part in parts if part.strip()]
-
-
 def unmatched_includes(includes: str, ids: list[str]) -> list[str]:
     """The alternatives of ``plugin.includes`` that match no plugin id (``parse-tika``, ``indexer-solr`` …).
 
@@ -144,7 +117,7 @@ def unmatched_includes(includes: str, ids: list[str]) -> list[str]:
     regex on its own counts as matching (the whole pattern is checked where it is used).
     """
     unmatched = []
-    for part in alternatives(includes):
+    for part in regex_alternatives(includes):
         try:
             compiled = re.compile(part)
         except re.error:

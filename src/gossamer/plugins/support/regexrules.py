@@ -102,25 +102,32 @@ def _has_repeated_segments(url: str) -> bool:
 _LEADING_DOTSTAR = re.compile(r"^((?:\(\?[a-zA-Z]+\))?)\.\*(?![?+*{])")
 
 
-def _top_level_alternation(regex: str) -> bool:
-    depth, i, in_class = 0, 0, False
-    while i < len(regex):
-        ch = regex[i]
-        if ch == "\\":
-            i += 2
+def regex_alternatives(pattern: str) -> list[str]:
+    """The top-level ``|`` alternatives of a regex (``a|b(c|d)`` → ``["a", "b(c|d)"]``).
+
+    Escaped characters and character classes are skipped over; groups nest.
+    """
+    parts: list[str] = []
+    depth, start, index, in_class = 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
             continue
         if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
+            in_class = char != "]"
+        elif char == "[":
             in_class = True
-        elif ch == "(":
+        elif char == "(":
             depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            return True
-        i += 1
-    return False
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    parts.append(pattern[start:])
+    return [part.strip() for part in parts if part.strip()]
 
 
 def search_equivalent(regex: str) -> str:
@@ -130,7 +137,7 @@ def search_equivalent(regex: str) -> str:
     retries the ``.*`` from every start position — quadratic on long URLs (e.g.
     Nutch's repeated-segment rule written slightly differently).
     """
-    if _top_level_alternation(regex):
+    if len(regex_alternatives(regex)) > 1:
         return regex
     stripped = _LEADING_DOTSTAR.sub(r"\1", regex, count=1)
     if stripped.endswith(".*"):
