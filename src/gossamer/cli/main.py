@@ -24,6 +24,7 @@ from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.index_cmd import clean_command, index_command
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
+from gossamer.cli.linkrank_cmd import linkrank_command, scoreupdater_command
 from gossamer.cli.mergedb_cmd import mergedb_command
 from gossamer.cli.nutchio_cmd import export_nutch_command, import_nutch_command
 from gossamer.cli.parse_cmd import parse_command
@@ -97,6 +98,8 @@ app.command("searchnode")(searchnode_command)
 app.command("invertlinks")(invertlinks_command)
 app.command("readlinkdb")(readlinkdb_command)
 app.command("mergelinkdb")(mergelinkdb_command)
+app.command("linkrank")(linkrank_command)
+app.command("scoreupdater")(scoreupdater_command)
 app.command("showproperties")(showproperties_command)
 app.command("plugins")(plugins_command)
 app.command("normalizerchecker")(normalizerchecker_command)

@@ -445,6 +445,12 @@ PROPERTIES: tuple[Property, ...] = (
     Property("link.analyze.num.iterations", 10, "int", "LinkRank iterations"),
     Property("link.analyze.initial.score", 1.0, "float", "LinkRank starting score of every node"),
     Property("link.analyze.damping.factor", 0.85, "float", "LinkRank damping factor"),
+    Property("link.analyze.convergence", 0.0, "float",
+             "LinkRank: stop early once no score changed by more than this in an iteration; 0 = run every "
+             "iteration (as Nutch)", nutch=False),
+    Property("link.analyze.remove.loops", False, "bool",
+             "LinkRank: ignore reciprocal links (A links B and B links A); Nutch needs a separate Loops run",
+             nutch=False),
     Property("link.delete.gone", False, "bool", "Remove gone pages from the web graph"),
     Property("link.score.updater.clear.score", 0.0, "float",
              "Score set by scoreupdater for crawldb URLs missing from the web graph"),

@@ -135,7 +135,8 @@ CHECKS: dict[str, object] = {
     # scoring, link analysis, indexing
     "scoring.depth.max": POSITIVE, "scoring.orphan.mark.gone.after": NON_NEGATIVE,
     "scoring.orphan.mark.orphan.after": NON_NEGATIVE, "link.analyze.num.iterations": POSITIVE,
-    "link.analyze.damping.factor": FRACTION, "indexer.max.title.length": MINUS_ONE_OR_MORE,
+    "link.analyze.damping.factor": FRACTION,
+    "link.analyze.convergence": NON_NEGATIVE, "indexer.max.title.length": MINUS_ONE_OR_MORE,
     "indexer.max.content.length": MINUS_ONE_OR_MORE, "indexer.max.tokens": MINUS_ONE_OR_MORE,
     "index.shards": Between(1, 256), "index.writer.heap.mb": AtLeast(16), "index.remote.check.seconds": NON_NEGATIVE,
     "lang.analyze.max.length": NON_NEGATIVE,
