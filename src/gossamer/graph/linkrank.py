@@ -146,8 +146,8 @@ def link_rank(webgraph_dir: Place | str, settings: Settings, progress: ProgressF
 
 def _check_generations(nodes: tuple[str, ...], inlinks: tuple[str, ...], where: Place | str) -> None:
     if generation(nodes) != generation(inlinks):
-        raise GraphError(f"{where}: nodes ({generation(nodes)}) and inlinks ({generation(inlinks)}) are of "
-                         "different webgraph runs (one was cut short): run `gossamer webgraph` again")
+        raise GraphError(f"{where}: nodes and inlinks are of different webgraph runs (one was cut short): "
+                         "run `gossamer webgraph` again")
 
 
 def _iterate(runner: Runner, shape: GraphShape, outlinks: np.ndarray, options: LinkRankOptions,
