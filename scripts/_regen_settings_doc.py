@@ -1,4 +1,4 @@
-"""Replace the property table in docs/settings.md with `gossamer showproperties --markdown` (run after adding a setting)."""
+"""Replace the property table in docs/settings.md with `gossamer showproperties --markdown`."""
 
 import subprocess
 import sys
