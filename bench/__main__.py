@@ -24,6 +24,7 @@ from bench import (
     crawl_bench,
     index_bench,
     inject_bench,
+    linkrank_bench,
     nutchformats_bench,
     nutchimport_bench,
     polite_bench,
@@ -50,6 +51,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(nutchimport_bench.NAME, nutchimport_bench.DESCRIPTION, nutchimport_bench.run),
         Benchmark(soak_bench.NAME, soak_bench.DESCRIPTION, soak_bench.run),
         Benchmark(nutchformats_bench.NAME, nutchformats_bench.DESCRIPTION, nutchformats_bench.run),
+        Benchmark(linkrank_bench.NAME, linkrank_bench.DESCRIPTION, linkrank_bench.run),
     )
 }
 
