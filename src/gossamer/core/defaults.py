@@ -458,6 +458,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("indexingfilter.order", "", "str",
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
+    Property("index.static.rank", "scoring", "str",
+             "The search's static rank (document boost): scoring (the scoring filters, OPIC's score^0.5), "
+             "linkrank (the page's score in <crawl>/webgraph after gossamer linkrank; the crawldb score is not "
+             "touched) or none", nutch=False),
     Property("indexer.max.title.length", 100, "int", "Title characters indexed; -1 = all"),
     Property("indexer.max.content.length", -1, "int", "Content characters indexed; -1 = all"),
     Property("indexer.max.tokens", 10000, "int", "Max tokens indexed per field (Nutch 0.9)"),

@@ -17,7 +17,10 @@ IndexerMapReduce (reference §6.4):
 * with ``-filter`` / ``-normalize`` the URL goes through the ``indexer`` URL chain;
 * the indexing filters build the document in order; one returning ``None`` skips
   the page (and deletes it with ``indexer.delete.skipped.by.indexingfilter``);
-* ``boost`` = the scoring filters' ``indexer_score`` starting at 1.0 (OPIC: score^0.5).
+* ``boost`` (the static rank), by ``index.static.rank``: ``scoring`` (default) the scoring
+  filters' ``indexer_score`` starting at 1.0 (OPIC: score^0.5); ``linkrank`` the page's score in
+  the web graph's ``nodes`` table (``link.score.updater.clear.score`` for a page not in the
+  graph), without touching the crawldb score; ``none`` 1.0 for every page.
 
 Counters: ``docs_added``, ``docs_deleted``, ``skipped_*`` by reason.
 """
@@ -48,7 +51,9 @@ from gossamer.core import (
 from gossamer.engine import TaskContext
 from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
 
-KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT = 0, 1, 2, 3, 4
+KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT, KIND_NODE = 0, 1, 2, 3, 4, 5
+STATIC_RANKS = ("scoring", "linkrank", "none")
+"""Values of ``index.static.rank``: the scoring filters' ``indexer_score``, the web graph's LinkRank, 1.0."""
 DELETE_DB_STATUSES = pa.array([CrawlStatus.DB_GONE, CrawlStatus.DB_REDIR_TEMP, CrawlStatus.DB_REDIR_PERM,
                                CrawlStatus.DB_DUPLICATE], pa.uint8())
 _DELETE_DB = frozenset(DELETE_DB_STATUSES.to_pylist())
@@ -149,6 +154,8 @@ class DocumentBuilder:
         self.chain = URLChain(repo, "indexer", options.normalize, options.filter) \
             if options.filter or options.normalize else None
         self.skip_notmodified = settings.get_bool("indexer.skip.notmodified")
+        self.static_rank = settings.get_str("index.static.rank")
+        self.missing_node_score = settings.get_float("link.score.updater.clear.score")
         self.delete_skipped = settings.get_bool("indexer.delete.skipped.by.indexingfilter")
 
     def actions(self, columns: dict[str, list[Any]], n: int,
@@ -178,9 +185,12 @@ class DocumentBuilder:
         inlinks: list[Inlink] = []
         segments: dict[str, _Segment] = {}
         latest: str | None = None
+        node_score: float | None = None
         for row in rows:
             kind = row["kind"]
-            if kind == KIND_DB:
+            if kind == KIND_NODE:
+                node_score = row["score"]
+            elif kind == KIND_DB:
                 db = _datum(row)
             elif kind == KIND_LINKS:
                 inlinks = [Inlink(link["from_url"] or "", link["anchor"] or "") for link in row["inlinks"] or ()]
@@ -232,15 +242,23 @@ class DocumentBuilder:
             if doc is None:
                 ctx.count(f"skipped_by_{type(indexing_filter).__name__}")
                 return (url, DELETE, None) if self.delete_skipped else None
-        return url, ADD, json.dumps(self._core(doc, page), default=json_value, ensure_ascii=False)
+        return url, ADD, json.dumps(self._core(doc, page, node_score), default=json_value, ensure_ascii=False)
 
-    def _core(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any]:
+    def _static_rank(self, doc: dict[str, Any], page: IndexInput, node_score: float | None) -> float:
+        """The document's boost, by ``index.static.rank`` (see the module docstring)."""
+        if self.static_rank == "none":
+            return 1.0
+        if self.static_rank == "linkrank":
+            return self.missing_node_score if node_score is None else float(node_score)
         boost = 1.0
         for scoring in self.scoring:
             boost = scoring.indexer_score(page.url, doc, page.db or page.fetch, page.fetch, page.parse,
                                           page.inlinks, boost)
+        return boost
+
+    def _core(self, doc: dict[str, Any], page: IndexInput, node_score: float | None) -> dict[str, Any]:
         doc["id"] = page.url
-        doc["boost"] = float(boost)
+        doc["boost"] = float(self._static_rank(doc, page, node_score))
         doc["segment"] = page.segment
         site = doc.get("site")
         if isinstance(site, str):

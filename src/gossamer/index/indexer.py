@@ -110,6 +110,20 @@ def _live(table_dir: Place | None) -> TableVersion | None:
     return TableVersion(live) if live is not None else None
 
 
+def _graph_nodes(crawldb: Place | None, settings: Settings) -> TableVersion | None:
+    """The nodes table of the crawl's web graph when ``index.static.rank=linkrank`` (TableError when absent)."""
+    if settings.get_str("index.static.rank") != "linkrank":
+        return None
+    if crawldb is None:
+        raise TableError("index.static.rank=linkrank needs the crawldb (its crawl's webgraph/ holds the scores)")
+    graph = as_place(crawldb, settings).parent / "webgraph"
+    nodes = _live(graph / "nodes")
+    if nodes is None:
+        raise TableError(f"index.static.rank=linkrank: no web graph at {graph}: run gossamer webgraph and "
+                         "gossamer linkrank first")
+    return nodes
+
+
 def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, segments: list[Path] | list[Place],
           settings: Settings, options: IndexOptions | None = None, progress: ProgressFn | None = None) -> IndexReport:
     """Index ``segments`` into ``index_dir`` (see the module docstring)."""
@@ -124,9 +138,10 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
     if linkdb is not None and links is None:
         report.notes.append(f"no linkdb at {linkdb}: documents get no anchor texts")
     parts = settings.get_int("store.parts")
-    inputs, notes = index_inputs(db, links, segments)
+    nodes = _graph_nodes(crawldb, settings)
+    inputs, notes = index_inputs(db, links, segments, nodes)
     report.notes.extend(notes)
-    if len(inputs) == (db is not None) + (links is not None):
+    if len(inputs) == (db is not None) + (links is not None) + (nodes is not None):
         raise ValueError("none of the segments has fetched and parsed data to index")
     repo = PluginRepository(settings)
 

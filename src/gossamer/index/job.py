@@ -1,8 +1,9 @@
 """The index job's engine half: join the crawldb, the linkdb and segments by URL into index actions.
 
 Inputs, in this order (so within a URL the engine hands the rows over in this order):
-the crawldb, the linkdb and, per segment, ``crawl_fetch``, ``parse_data`` and
-``parse_text``.  The job partitions by the CRC-32 of the whole URL, not by host:
+the crawldb, the linkdb, the web graph's nodes (only with ``index.static.rank=linkrank``)
+and, per segment, ``crawl_fetch``, ``parse_data`` and ``parse_text``.  The job partitions
+by the CRC-32 of the whole URL, not by host:
 a crawl of a few large sites would otherwise leave one reduce doing most of the
 work (the crawldb and linkdb are shuffled instead of streamed, a fair price).
 Each map projects its table onto :data:`SHUFFLE_SCHEMA` (one
@@ -29,6 +30,7 @@ from gossamer.index.documents import (
     KIND_DB,
     KIND_FETCH,
     KIND_LINKS,
+    KIND_NODE,
     KIND_PARSE_DATA,
     KIND_PARSE_TEXT,
     DocumentBuilder,
@@ -91,7 +93,7 @@ class IndexReducer:
         if batch.num_rows == 0:
             return
         kinds = batch.column("kind")
-        wanted = pc.greater_equal(kinds, KIND_FETCH)
+        wanted = pc.and_(pc.greater_equal(kinds, KIND_FETCH), pc.less_equal(kinds, KIND_PARSE_TEXT))
         if self.options.delete_gone:
             gone = pc.and_(pc.equal(kinds, KIND_DB), pc.is_in(batch.column("status"), value_set=DELETE_DB_STATUSES))
             wanted = pc.or_(wanted, pc.fill_null(gone, False))
@@ -121,10 +123,11 @@ def _pylist(column: pa.Array) -> list[Any]:
     return column.to_pylist()
 
 
-def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None,
-                 segments: list[Path] | list[Place]) -> tuple[list[Input], list[str]]:
+def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segments: list[Path] | list[Place],
+                 nodes: TableVersion | None = None) -> tuple[list[Input], list[str]]:
     """The job's inputs and notes about segments that had nothing to index.
 
+    ``nodes``: the web graph's nodes table, read for its scores (``index.static.rank=linkrank``).
     A segment is a local path or a :class:`~gossamer.store.location.Location` (``s3://…``): its
     sub-tables are read where they are, and one counts only once its ``_SUCCESS`` exists.
     """
@@ -134,6 +137,8 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None,
         inputs.append(Input(TableSource(str(crawldb.directory)), ProjectRows(KIND_DB)))
     if linkdb is not None:
         inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS)))
+    if nodes is not None:
+        inputs.append(Input(TableSource(str(nodes.directory)), ProjectRows(KIND_NODE)))
     for segment in segments:
         present = [(name, kind) for name, kind in SEGMENT_TABLES
                    if table_present(segment / name) and (segment / name / SUCCESS_MARKER).is_file()]
