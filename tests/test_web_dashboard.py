@@ -211,10 +211,10 @@ def test_empty_crawl_renders_nothing_yet(tmp_path: Path) -> None:
     with serve_app(create_app(root, load_settings(root))) as base:
         page = get(base + "/dashboard")
         data = json.loads(get(base + "/api/crawl/stats"))
-    for section in ("status-counts", "hosts", "rounds", "segments", "index-size"):
+    for section in ("status-counts", "hosts", "top-pages", "rounds", "segments", "index-size"):
         assert f'id="{section}"' in page
-    assert page.count('class="nothing"') == 5 and "No index yet" in page
-    assert data == {"crawl_dir": str(root), "crawldb": None, "segments": [], "index": None}
+    assert page.count('class="nothing"') == 6 and "No index yet" in page
+    assert data == {"crawl_dir": str(root), "crawldb": None, "segments": [], "index": None, "top_pages": None}
     assert crawl_summary(root)["urls"] == 0
 
 
@@ -232,6 +232,30 @@ def test_fixture_crawl_numbers(tmp_path: Path) -> None:
     (segment,) = stats.segments
     assert (segment.generated, segment.fetched, segment.ok, segment.gone, segment.parsed) == (None, 3, 2, 1, 2)
     assert stats.index is not None and stats.index.shards == 2 and stats.index.docs == 2
+
+
+def test_top_pages_come_from_the_crawldb_then_from_linkrank(tmp_path: Path) -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    from gossamer.graph import link_rank, write_graph
+
+    pages = [Page(f"http://p{i}.test/", f"P{i}", "text") for i in range(4)]
+    root, settings = make_crawl(tmp_path / "crawl", pages, index=False)
+    clear_cache()
+    before = dashboard_stats(root).top_pages
+    assert before is not None and before.source == "crawldb" and len(before.pages) == 4
+    urls = pa.array([p.url for p in pages])
+    write_graph(root / "webgraph", urls, np.array([0, 1, 3, 2]), np.array([2, 2, 2, 0]), settings)
+    link_rank(root / "webgraph", settings)
+    with serve_app(create_app(root, load_settings(root))) as base:
+        page = get(base + "/dashboard")
+        data = json.loads(get(base + "/api/crawl/stats"))
+    assert data["top_pages"]["source"] == "linkrank"
+    assert [p["url"] for p in data["top_pages"]["pages"]][:2] == ["http://p2.test/", "http://p0.test/"]
+    assert data["top_pages"]["pages"][0]["inlinks"] == 3
+    rows = rows_of(page, "top-pages")
+    assert rows[0] == ["#", "Page", "Score", "Inlinks"] and rows[1][1] == "http://p2.test/" and rows[1][3] == "3"
 
 
 # --- charts ---------------------------------------------------------------------------------

@@ -2,10 +2,11 @@
 
 :func:`dashboard_stats` gathers the crawldb's status counts and per-host counts
 (DuckDB over ``crawldb/current/*.parquet``), one :class:`~gossamer.web.segment_stats.SegmentRow`
-per segment, and the index size.  Each piece is cached in memory under a key made
-of its tables' ``_table.json`` (``_index.json``) modification times, so a page view
-only ``stat``\\ s a few files unless a job has written something since; a new
-segment costs one query over that segment (plus the cheap new-URL query over all).
+per segment, the index size and the best-scored pages (:mod:`gossamer.web.top_pages`).
+Each piece is cached in memory under a key made of its tables' ``_table.json``
+(``_index.json``) modification times, so a page view only ``stat``\\ s a few files
+unless a job has written something since; a new segment costs one query over that
+segment (plus the cheap new-URL query over all).
 
 Host columns (:class:`HostRow`) split the crawldb's statuses: ``fetched`` = db_fetched +
 db_notmodified + db_duplicate; ``unfetched`` = db_unfetched never tried (retries 0);
@@ -28,6 +29,7 @@ from gossamer.crawl.readdb import connect, parquet_relation
 from gossamer.index import INDEX_FILE, IndexDescription, live_index
 from gossamer.store import DESCRIPTION_FILE, CrawlLayout, TableError, TableVersion, list_segments, live_version_dir
 from gossamer.web.segment_stats import SegmentRow, new_urls_per_segment, segment_key, segment_row, tree_size
+from gossamer.web.top_pages import TopPages, score_table, top_pages
 
 HOST_SORTS = ("total", "fetched", "unfetched", "gone", "redirects", "errors", "host")
 """Valid ``host_sort`` values: a count (largest first, ties by host) or ``host`` (A–Z)."""
@@ -79,6 +81,7 @@ class CrawlStats:
     crawldb: CrawlDbSummary | None
     segments: list[SegmentRow] = field(default_factory=list)
     index: IndexSummary | None = None
+    top_pages: TopPages | None = None
 
     def hosts(self, sort: str = "total") -> list[HostRow]:
         """The top :data:`TOP_HOSTS` hosts by ``sort`` (unknown sorts fall back to ``total``)."""
@@ -97,6 +100,7 @@ class CrawlStats:
                 "hosts": [asdict(h) for h in self.hosts(host_sort)]},
             "segments": [s.to_json() for s in self.segments],
             "index": None if self.index is None else asdict(self.index),
+            "top_pages": None if self.top_pages is None else asdict(self.top_pages),
         }
 
 
@@ -206,7 +210,10 @@ def dashboard_stats(crawl_dir: Path, memory_mb: int = MEMORY_MB) -> CrawlStats:
     index_dir = live_index(layout.index)
     index_key = None if index_dir is None else (str(index_dir), _mtime(index_dir / INDEX_FILE))
     index = _cached((root, "index"), index_key, lambda: index_summary(layout.index))
-    return CrawlStats(crawl_dir=root, crawldb=crawldb, segments=rows, index=index)
+    scores = score_table(layout.root)
+    scores_key = None if scores is None else (str(scores[1]), _mtime(scores[1] / DESCRIPTION_FILE))
+    best = _cached((root, "top-pages"), scores_key, lambda: top_pages(layout.root, memory_mb))
+    return CrawlStats(crawl_dir=root, crawldb=crawldb, segments=rows, index=index, top_pages=best)
 
 
 def crawl_summary(crawl_dir: Path) -> dict[str, Any]:
