@@ -64,8 +64,9 @@ def webgraph_command(
     Per page only the links of its newest fetch are kept; links to the same host /
     domain are ignored (link.ignore.internal.host / .domain); with
     link.delete.gone=true a page fetched as gone or redirected loses its outlinks.
-    Without segments and -dir, every segment of CRAWL/segments is read.  Exit 1 when
-    there is nothing to do (no segment and no graph yet).
+    Without segments and -dir, every segment of CRAWL/segments is read.
+
+    Exit 1 when there is nothing to do (no segment and no graph yet).
 
     Examples:
 

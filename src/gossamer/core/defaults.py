@@ -445,7 +445,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("link.analyze.num.iterations", 10, "int", "LinkRank iterations"),
     Property("link.analyze.initial.score", 1.0, "float", "LinkRank starting score of every node"),
     Property("link.analyze.damping.factor", 0.85, "float", "LinkRank damping factor"),
-    Property("link.delete.gone", False, "bool", "Remove gone pages from the web graph"),
+    Property("link.delete.gone", False, "bool",
+             "WebGraph: a page fetched gone or redirected loses its outlinks (reads crawl_fetch)"),
     Property("link.score.updater.clear.score", 0.0, "float",
              "Score set by scoreupdater for crawldb URLs missing from the web graph"),
     # --- Indexing ---
