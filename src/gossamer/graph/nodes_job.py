@@ -43,10 +43,10 @@ def count_links(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBa
 
 
 def node_reducer(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
-    """Reduce: one nodes row per URL (sorted input stays sorted: groups keep first-appearance order)."""
+    """Reduce: one nodes row per URL, in URL order."""
     if batch.num_rows == 0:
         return
-    summed = _summed(pa.Table.from_batches([batch]).select(COUNT_SCHEMA.names))
+    summed = _summed(pa.Table.from_batches([batch]).select(COUNT_SCHEMA.names)).sort_by("url")  # already sorted
     score = GraphSettings.from_settings(ctx.settings).initial_score
     ctx.count("nodes", summed.num_rows)
     yield pa.RecordBatch.from_arrays(
