@@ -41,6 +41,7 @@ from gossamer.cli.sql_cmd import sql_command
 from gossamer.cli.sweep_cmd import clean_tmp_command
 from gossamer.cli.updatedb_cmd import updatedb_command
 from gossamer.cli.webdb_cmd import webdb_command
+from gossamer.cli.webgraph_cmd import nodedumper_command, webgraph_command
 
 app = typer.Typer(
     name="gossamer",
@@ -106,6 +107,8 @@ app.command("normalizerchecker")(normalizerchecker_command)
 app.command("filterchecker")(filterchecker_command)
 app.command("robotschecker")(robotschecker_command)
 app.command("webdb")(webdb_command)
+app.command("webgraph")(webgraph_command)
+app.command("nodedumper")(nodedumper_command)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:

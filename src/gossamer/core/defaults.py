@@ -451,7 +451,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("link.analyze.remove.loops", False, "bool",
              "LinkRank: ignore reciprocal links (A links B and B links A); Nutch needs a separate Loops run",
              nutch=False),
-    Property("link.delete.gone", False, "bool", "Remove gone pages from the web graph"),
+    Property("link.delete.gone", False, "bool",
+             "WebGraph: a page fetched gone or redirected loses its outlinks (reads crawl_fetch)"),
     Property("link.score.updater.clear.score", 0.0, "float",
              "Score set by scoreupdater for crawldb URLs missing from the web graph"),
     # --- Indexing ---

@@ -10,7 +10,18 @@ groups) with :func:`run_tasks` and :func:`default_task_count` (contract in
 
 from __future__ import annotations
 
-from gossamer.engine.api import Input, Job, JobResult, MapFn, ReduceFn, Split, TaskContext, arange
+from gossamer.engine.api import (
+    SEQ_COLUMN,
+    SRC_COLUMN,
+    Input,
+    Job,
+    JobResult,
+    MapFn,
+    ReduceFn,
+    Split,
+    TaskContext,
+    arange,
+)
 from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.runner import run_job
 from gossamer.engine.sorted_part import SortedPartWriter
@@ -20,6 +31,8 @@ from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, T
 from gossamer.engine.task_runner import default_task_count, run_tasks
 
 __all__ = [
+    "SEQ_COLUMN",
+    "SRC_COLUMN",
     "Input",
     "Job",
     "JobResult",

@@ -68,11 +68,13 @@ def table_lock(table_dir: Place, settings: Settings) -> TableLock:
 def run_table_job(
     table_dir: Place | str, kind: str, settings: Settings, build: Callable[[TableJobRun], Job],
     progress: ProgressFn | None = None, held_lock: TableLock | None = None, absorbs: Sequence[str] = (),
+    carry: Callable[[str], bool] | None = None,
 ) -> tuple[JobResult, list[str]]:
     """Build the job with ``build``, run it, and install its output as the table's new version.
 
     The new version's description carries the live version's ``absorbed`` segment names
-    forward, with ``absorbs`` added (updatedb's segments, mergedb's inputs' names).
+    forward (those ``carry`` accepts, when given), with ``absorbs`` added (updatedb's segments,
+    mergedb's inputs' names).  The description records the job's part count.
 
     Returns the job result and the recovery actions taken before it ran.  Pass
     ``held_lock`` when the caller already holds the table's lock (e.g. generate,
@@ -99,8 +101,10 @@ def run_table_job(
                 if existing is not None:
                     existing.close()
             carried = existing.description.absorbed if existing is not None else ()
+            if carry is not None:
+                carried = tuple(name for name in carried if carry(name))
             finish_version(staging, TableDescription(
-                kind=kind, parts=parts, key=job.key, rows=result.rows, job=job.name,
+                kind=kind, parts=job.parts, key=job.key, rows=result.rows, job=job.name,
                 created=int(time.time() * 1000), absorbed=tuple(dict.fromkeys([*carried, *absorbs])),
             ))
             install(table_dir, staging, keep_backup=settings.get_bool("db.preserve.backup"))
