@@ -54,7 +54,7 @@ def draw_graph(nodes: int, links: int, seed: int) -> tuple[Any, Any, Any]:
 
     rng = np.random.default_rng(seed)
     weights = rng.pareto(1.5, nodes) + 1.0
-    out_degree = np.floor(weights / weights.sum() * links * 1.1).astype(np.int64)
+    out_degree = np.floor(weights / weights.sum() * links * 1.3).astype(np.int64)
     src = np.repeat(np.arange(nodes, dtype=np.int64), out_degree)
     local = rng.random(len(src)) < 0.7
     host_start = src // PAGES_PER_HOST * PAGES_PER_HOST

@@ -28,6 +28,11 @@ finds it), round-robin over the sources: 100 queries over the six sources are 17
 its turns to the others). git.web.test's command pages (``git-<cmd>.html``) would be a natural source, but its
 robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): not crawled.
 
+Static rank (issue 18): three more work crawls with anchors — ``static_none``
+(``index.static.rank=none``), ``linkrank`` (``webgraph`` and ``linkrank`` with Nutch's defaults, which
+ignore links inside a host or domain, then ``index.static.rank=linkrank``) and ``linkrank_internal``
+(the same with ``link.ignore.internal.host/.domain=false``); ``anchors`` is the OPIC row.
+
 Runs: ``gossamer search -d <crawl> --topics topics.tsv --run run-<variant>.txt -n 10`` (measured
 steps), default settings: at most ``searcher.max.hits.per.site`` = 2 hits per site. Metrics, computed
 here (:func:`evaluate`; exact, no library): for each query the rank r of the first acceptable URL in
@@ -209,6 +214,23 @@ def _write_files(queries: list[dict[str, Any]]) -> tuple[Path, Path]:
     return topics, qrels
 
 
+STATIC_RANKS: dict[str, dict[str, Any]] = {
+    "static_none": {"index.static.rank": "none"},
+    "linkrank": {"index.static.rank": "linkrank"},
+    "linkrank_internal": {"index.static.rank": "linkrank", "link.ignore.internal.host": False,
+                          "link.ignore.internal.domain": False},
+}
+"""Static-rank variants (each with anchors, like ``anchors``, whose static rank is OPIC's): none; LinkRank of
+the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them counted."""
+
+
+def link_analysis(setup: StepRunner, crawl: Path, variant: str) -> bool:
+    """``webgraph`` then ``linkrank`` over the work crawl (settings from its ``gossamer.toml``)."""
+    gossamer = gossamer_executable()
+    return all(setup.step(f"{variant}_{step}", [gossamer, step, "-d", str(crawl)]) is not None
+               for step in ("webgraph", "linkrank"))
+
+
 def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir`` (the crawl is cached elsewhere)."""
     total = opts.urls or (QUICK_QUERIES if opts.quick else QUERIES)
@@ -226,9 +248,15 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         crawls = {"anchors": work_crawl(cache, work / "crawl-anchors", ANCHOR_SETTINGS),
                   "no_anchors": work_crawl(cache, work / "crawl-no-anchors",
                                            {**ANCHOR_SETTINGS, "plugin.excludes": "index-anchor"})}
+        crawls.update({variant: work_crawl(cache, work / f"crawl-{variant}", {**ANCHOR_SETTINGS, **extra})
+                       for variant, extra in STATIC_RANKS.items()})
         built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS)}
-        built["no_anchors"] = index_steps(setup, crawls["no_anchors"], prefix="no_anchors_",
-                                          linkdb=crawls["anchors"] / "linkdb")
+        for variant in ("no_anchors", *STATIC_RANKS):
+            if variant in STATIC_RANKS and "linkrank" in variant and not link_analysis(setup, crawls[variant], variant):
+                built[variant] = {"ok": False}
+                continue
+            built[variant] = index_steps(setup, crawls[variant], prefix=f"{variant}_",
+                                         linkdb=crawls["anchors"] / "linkdb")
         result["indexes"] = {k: v.get("index") for k, v in built.items()}
         result["linkdb"] = built["anchors"].get("linkdb")
         if not all(b["ok"] for b in built.values()):
@@ -272,6 +300,12 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         key = f"mrr@{DEPTH}"
         if a.get(key) is not None and b.get(key):
             result["ratios"] = {"mrr_anchors_vs_no_anchors": round(a[key] / b[key], 3)}
+        none = metrics.get("static_none", {})
+        for variant in ("anchors", "linkrank", "linkrank_internal"):
+            if none.get(key) and metrics.get(variant, {}).get(key) is not None:
+                name = "opic" if variant == "anchors" else variant
+                result.setdefault("ratios", {})[f"mrr_{name}_vs_no_static_rank"] = round(
+                    metrics[variant][key] / none[key], 3)
         result.update({"setup": setup.steps, "steps": run_.steps, "checks": setup.checks + run_.checks,
                        "goals": []})
         return result

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine import run_tasks
@@ -71,13 +72,14 @@ def load_part(place: Place, part: int, shape: GraphShape, loops: PartLoops | Non
     table = read_parquet_file(place, EDGE_COLUMNS)
     from_ids = table.column("from_id").to_numpy()
     to_ids = table.column("to_id").to_numpy()
-    keep = table.column("counted").to_numpy(zero_copy_only=False)
+    counted = table.column("counted")
+    keep = None if pc.all(counted).as_py() is not False else counted.to_numpy()
     looped = 0
     if loops is not None and len(loops.to_ids):
         marked = _pair_keys(loops.from_ids, loops.to_ids, shape, part)
         is_loop = np.isin(_pair_keys(from_ids, to_ids, shape, part), marked)
         looped = int(is_loop.sum())
-        keep = keep & ~is_loop
+        keep = ~is_loop if keep is None else keep & ~is_loop
     return part_edges(part, from_ids, to_ids, keep, shape.offsets, shape.rows(part)), len(from_ids), looped
 
 
