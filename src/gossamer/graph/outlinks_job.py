@@ -35,7 +35,7 @@ from gossamer.core import CrawlStatus, ParseStatusCode
 from gossamer.engine import TaskContext
 from gossamer.graph.rules import SCOPE, GraphSettings, url_domain, url_host
 from gossamer.graph.schema import OUTLINKS_SCHEMA
-from gossamer.plugins import task_chain
+from gossamer.plugins import memo_url_step
 
 LINK, PAGE, GONE = 0, 1, 2
 """Event kinds: a link read from a page, a page parsed (with or without links), a page gone or redirected."""
@@ -73,15 +73,7 @@ def _url_step(ctx: TaskContext, normalize: bool, filter: bool) -> Callable[[str]
     """The URL chain of scope ``default`` as one memoized step; identity when both are off."""
     if not (normalize or filter):
         return lambda url: url
-    chain = task_chain(ctx, SCOPE, normalize, filter)
-    seen: dict[str, str | None] = {}
-
-    def step(url: str) -> str | None:
-        if url not in seen:
-            seen[url] = chain.apply(url, ctx.report)
-        return seen[url]
-
-    return step
+    return memo_url_step(ctx, SCOPE, normalize, filter, ctx.report)
 
 
 def stored_outlinks(batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:

@@ -34,7 +34,7 @@ from gossamer.plugins.api import (
 )
 from gossamer.plugins.protocols import ProtocolSelector
 from gossamer.plugins.registry import ENTRY_POINT_GROUP, PluginInfo, PluginRepository, PluginState, discover
-from gossamer.plugins.urlchain import URLChain, settings_key, task_chain
+from gossamer.plugins.urlchain import URLChain, memo_url_step, settings_key, task_chain
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -65,5 +65,6 @@ __all__ = [
     "URLNormalizer",
     "discover",
     "settings_key",
+    "memo_url_step",
     "task_chain",
 ]

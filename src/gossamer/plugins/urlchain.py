@@ -80,3 +80,20 @@ def task_chain(ctx: TaskCache, scope: str, normalize: bool = True, filter: bool 
     """
     return ctx.cached(settings_key(ctx.settings, "url-chain", scope, normalize, filter),
                       lambda: URLChain(PluginRepository(ctx.settings), scope, normalize, filter))
+
+
+def memo_url_step(ctx: TaskCache, scope: str, normalize: bool, filter: bool,
+                  report: Callable[[str], None]) -> Callable[[str], str | None]:
+    """Normalize then filter one URL through :func:`task_chain`, each distinct URL once per task.
+
+    Returns the URL to keep, or ``None`` when rejected or malformed (``report`` gets the reason).
+    """
+    chain = task_chain(ctx, scope, normalize, filter)
+    seen: dict[str, str | None] = {}
+
+    def step(url: str) -> str | None:
+        if url not in seen:
+            seen[url] = chain.apply(url, report)
+        return seen[url]
+
+    return step

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from gossamer.core import ParseStatusCode, Settings
 from gossamer.engine import TaskContext, arange
-from gossamer.plugins import task_chain
+from gossamer.plugins import memo_url_step
 from gossamer.store import flat_inlinks, hosts_of, inlinks_array, linkdb_batch
 
 SCOPE = "linkdb"
@@ -55,15 +55,7 @@ class LinkDbSettings:
 
 def _url_step(ctx: TaskContext, normalize: bool, filter: bool) -> Callable[[str], str | None]:
     """Normalize then filter one URL (scope ``linkdb``); ``None`` when rejected or malformed (reported)."""
-    chain = task_chain(ctx, SCOPE, normalize, filter)
-    seen: dict[str, str | None] = {}
-
-    def step(url: str) -> str | None:
-        if url not in seen:
-            seen[url] = chain.apply(url, ctx.report)
-        return seen[url]
-
-    return step
+    return memo_url_step(ctx, SCOPE, normalize, filter, ctx.report)
 
 
 @dataclass(frozen=True)
