@@ -426,7 +426,7 @@ PROPERTIES: tuple[Property, ...] = (
              "Space-separated scoring filters in application order; empty = all active"),
     Property("scoring.depth.max", 1000, "int",
              "scoring-depth: outlinks of pages this many links from a seed are dropped (seeds are depth 1); "
-             "per seed via _maxdepth_; <=0 means 1000"),
+             "per seed via _maxdepth_"),
     Property("scoring.depth.override.pattern", "", "str",
              "scoring-depth: Java regex; pages whose URL it finds use scoring.depth.max.override as their limit"),
     Property("scoring.depth.max.override", 10, "int",

@@ -47,8 +47,6 @@ DEPTH_KEY = "_depth_"
 """Crawldb, content and parse metadata key: hops from the seed (seeds are 1)."""
 MAX_DEPTH_KEY = "_maxdepth_"
 """Crawldb, content and parse metadata key: the depth at which the page's outlinks are dropped."""
-NUTCH_DEFAULT_MAX_DEPTH = 1000
-"""The limit when ``scoring.depth.max`` is not positive (Nutch's DEFAULT_MAX_DEPTH)."""
 _KEYS = (DEPTH_KEY, MAX_DEPTH_KEY)
 
 
@@ -66,8 +64,7 @@ class DepthScoringFilter(ScoringFilter):
     """Limits the link distance from the seeds (see the module docstring)."""
 
     def __init__(self, settings: Settings) -> None:
-        configured = settings.get_int("scoring.depth.max")
-        self.default_max = configured if configured > 0 else NUTCH_DEFAULT_MAX_DEPTH
+        self.default_max = settings.get_int("scoring.depth.max")  # ≥ 1: the setting's check
         pattern = settings.get_str("scoring.depth.override.pattern")
         self.override: re.Pattern[str] | None = compile_java(pattern) if pattern else None
         self.override_max = settings.get_int("scoring.depth.max.override")
