@@ -27,7 +27,9 @@ constant 1000; its initialScore puts depth 1 on targets without one (which updat
 then overrides); its generatorSortValue multiplies by ``1 + limit − depth`` — Gossamer's
 generate sorts by the crawldb score and calls no sort-value hook, so nothing is done
 there; and a URL that does not match ``scoring.depth.override.pattern`` keeps its
-seed's ``_maxdepth_`` (Nutch resets it to ``scoring.depth.max``).
+seed's ``_maxdepth_`` (Nutch resets it to ``scoring.depth.max``).  HTTP redirect targets
+inherit the source's metadata in the fetcher (as in Nutch), so they keep its depth;
+meta-refresh targets carry none (as in Nutch), so they end up at the limit.
 """
 
 from __future__ import annotations
