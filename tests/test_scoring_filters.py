@@ -189,6 +189,9 @@ def test_depth_and_opic_together_on_outlinks() -> None:
 
 def test_redirect_targets_inherit_metadata_but_not_the_response() -> None:
     source = {DEPTH: "2", MAX: "4", "category": "news", "_pst_": "moved(12), lastModified=0: x",
-              "nutch.protocol.code": "301", "ETag": '"abc"', "_rs_": "12", "Content-Type": "text/html"}
-    assert redirect_metadata(source, "http://b.example/") == {
-        DEPTH: "2", MAX: "4", "category": "news", "_repr_": "http://b.example/"}
+              "nutch.protocol.code": "301", "ETag": '"abc"', "_rs_": "12", "Content-Type": "text/html",
+              "Cookie": "session=1"}
+    assert redirect_metadata(source, "http://b.example/", same_host=True) == {
+        DEPTH: "2", MAX: "4", "category": "news", "Cookie": "session=1", "_repr_": "http://b.example/"}
+    assert redirect_metadata(source, "http://b.example/", same_host=False) == {
+        DEPTH: "2", MAX: "4", "category": "news", "_repr_": "http://b.example/"}  # no cookie for another host

@@ -44,6 +44,7 @@ from gossamer.crawl.fetch.queues import FetchItem, FetchQueues, QueueIdResolver
 from gossamer.crawl.fetch.results import FetchResult, FetchSink, FetchSummary, ListSink
 from gossamer.crawl.robots import RobotRules, RobotsPolicy, effective_delay
 from gossamer.plugins import PluginRepository, Protocol, ProtocolOutput, ProtocolSelector
+from gossamer.store import host_of
 
 __all__ = ["FetchResult", "FetchRobots", "FetchSink", "FetchSummary", "ListSink", "RedirectTargets",
            "fetch_all", "time_limit_seconds"]
@@ -259,6 +260,7 @@ class _Run:
         if accepted is None or accepted == item.url:
             return []
         repr_url = representative_url(item.url, accepted, temp)
+        metadata = redirect_metadata(item.datum.metadata, repr_url, host_of(accepted) == host_of(item.url))
         mine = self.owns is None or self.owns(accepted)
         if self.redirect_max > 0 and item.redirects < self.redirect_max and mine:
             chain = (*item.chain, item.url)
@@ -267,14 +269,14 @@ class _Run:
                 self.drop((accepted, item.datum), "redirect loop", " -> ".join((*chain, accepted)))
                 return []
             datum = CrawlDatum(CrawlStatus.DB_UNFETCHED, now_millis(), 0, item.datum.fetch_interval,
-                               item.datum.score, metadata=redirect_metadata(item.datum.metadata, repr_url))
+                               item.datum.score, metadata=metadata)
             if await self.enqueue(accepted, datum, item.redirects + 1, chain, front=True):
                 self.summary.redirects_followed += 1
             return []
         if self.redirect_max > 0 and self.redirect_skip and mine:
             return []
         linked = CrawlDatum(CrawlStatus.LINKED, now_millis(), 0, item.datum.fetch_interval, item.datum.score,
-                            metadata=redirect_metadata(item.datum.metadata, repr_url))
+                            metadata=metadata)
         return [(accepted, linked)]
 
     def emit_robots_denied(self, item: FetchItem, reason: str) -> None:

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from gossamer.core import (
     META_CONTENT_TYPE,
+    META_COOKIE,
     META_ETAG,
     META_PROTOCOL_CODE,
     META_PROTOCOL_STATUS,
@@ -54,13 +55,16 @@ RESPONSE_KEYS = frozenset({META_PROTOCOL_STATUS, META_PROTOCOL_CODE, META_ETAG, 
 """Datum metadata that describes one URL's own last response: never handed on to a redirect target."""
 
 
-def redirect_metadata(source: dict[str, str], repr_url: str) -> dict[str, str]:
+def redirect_metadata(source: dict[str, str], repr_url: str, same_host: bool) -> dict[str, str]:
     """Metadata of a redirect target's datum: the source's, as Nutch hands it on, with ``_repr_``.
 
     Seed metadata and what scoring filters keep (``_depth_``, ``_maxdepth_`` …) follow the
-    redirect; the keys of :data:`RESPONSE_KEYS` stay with the source.
+    redirect; the keys of :data:`RESPONSE_KEYS` stay with the source, and so does a
+    ``Cookie`` when the target is on another host (unlike Nutch: a cookie is never sent
+    to a host it was not configured for).
     """
-    inherited = {key: value for key, value in source.items() if key not in RESPONSE_KEYS}
+    dropped = RESPONSE_KEYS if same_host else RESPONSE_KEYS | {META_COOKIE}
+    inherited = {key: value for key, value in source.items() if key not in dropped}
     inherited[META_REPR_URL] = repr_url
     return inherited
 
