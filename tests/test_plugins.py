@@ -1,3 +1,5 @@
+import tomllib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,14 @@ def test_builtins_are_registered_through_entry_points() -> None:
         assert states[plugin_id].source == "gossamer"
         assert states[plugin_id].active, states[plugin_id].reason
     assert {s.info.point for s in states.values()} <= set(EXTENSION_POINTS)
+
+
+def test_every_builtin_of_pyproject_is_installed() -> None:
+    """The installed metadata lists every entry point of pyproject.toml (else: ``pip install -e .`` again)."""
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    declared = set(project["project"]["entry-points"]["gossamer.plugins"])
+    installed = {ep.name for ep in entry_points(group="gossamer.plugins") if ep.dist and ep.dist.name == "gossamer"}
+    assert declared <= installed, f"not installed: {sorted(declared - installed)}; reinstall with pip install -e ."
 
 
 def test_plugin_includes_is_a_full_match_regex() -> None:

@@ -36,6 +36,7 @@ from gossamer.core.http import (
     retry_after_seconds,
 )
 from gossamer.core.metadata import (
+    CRAWL_SCORE_KEY,
     DECODING_ERROR,
     DIGEST_KEY,
     META_COOKIE,
@@ -85,6 +86,7 @@ __all__ = [
     "AddressPolicy",
     "Clause",
     "ClauseKind",
+    "CRAWL_SCORE_KEY",
     "Content",
     "CrawlDatum",
     "CrawlStatus",

@@ -425,7 +425,12 @@ PROPERTIES: tuple[Property, ...] = (
     Property("scoring.filter.order", "", "str",
              "Space-separated scoring filters in application order; empty = all active"),
     Property("scoring.depth.max", 1000, "int",
-             "Max link depth from a seed (scoring-depth); per seed via _maxdepth_"),
+             "scoring-depth: outlinks of pages this many links from a seed are dropped (seeds are depth 1); "
+             "per seed via _maxdepth_"),
+    Property("scoring.depth.override.pattern", "", "str",
+             "scoring-depth: Java regex; pages whose URL it finds use scoring.depth.max.override as their limit"),
+    Property("scoring.depth.max.override", 10, "int",
+             "scoring-depth: the depth limit of pages matching scoring.depth.override.pattern"),
     Property("scoring.orphan.mark.gone.after", 2592000, "int",
              "scoring-orphan: mark pages without inlinks gone after this (s; 30 days)"),
     Property("scoring.orphan.mark.orphan.after", 3456000, "int",
@@ -453,6 +458,8 @@ PROPERTIES: tuple[Property, ...] = (
              nutch=False),
     Property("link.delete.gone", False, "bool",
              "WebGraph: a page fetched gone or redirected loses its outlinks (reads crawl_fetch)"),
+    Property("link.analyze.normalize.score", 1.0, "float",
+             "scoring-link: document boost = this × the crawldb (LinkRank) score"),
     Property("link.score.updater.clear.score", 0.0, "float",
              "Score set by scoreupdater for crawldb URLs missing from the web graph"),
     # --- Indexing ---

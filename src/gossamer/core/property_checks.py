@@ -134,7 +134,8 @@ CHECKS: dict[str, object] = {
     "parser.html.max.depth": POSITIVE, "parser.outlink.cache.size": NON_NEGATIVE, "parser.processes": NON_NEGATIVE,
     "urlnormalizer.loop.count": POSITIVE, "urlnormalizer.basic.host.idn": one_of("", "toAscii", "toUnicode"),
     # scoring, link analysis, indexing
-    "scoring.depth.max": POSITIVE, "scoring.orphan.mark.gone.after": NON_NEGATIVE,
+    "scoring.depth.max": POSITIVE, "scoring.depth.max.override": POSITIVE,
+    "scoring.orphan.mark.gone.after": NON_NEGATIVE,
     "scoring.orphan.mark.orphan.after": NON_NEGATIVE, "link.analyze.num.iterations": POSITIVE,
     "link.analyze.damping.factor": FRACTION,
     "link.analyze.convergence": NON_NEGATIVE, "indexer.max.title.length": MINUS_ONE_OR_MORE,

@@ -18,12 +18,11 @@ import time
 from collections.abc import AsyncIterable, Callable, Iterable
 
 from gossamer.core import (
+    CRAWL_SCORE_KEY,
     META_CONTENT_TYPE,
     META_ETAG,
-    META_GENERATE_TIME,
     META_PROTOCOL_CODE,
     META_PROTOCOL_STATUS,
-    META_REPR_URL,
     META_RESPONSE_TIME,
     CrawlDatum,
     CrawlStatus,
@@ -34,11 +33,18 @@ from gossamer.core import (
     retry_after_seconds,
     status_name,
 )
-from gossamer.crawl.fetch.loop_helpers import STATUS_MAP, FetchRobots, RedirectTargets, representative_url
+from gossamer.crawl.fetch.loop_helpers import (
+    STATUS_MAP,
+    FetchRobots,
+    RedirectTargets,
+    redirect_metadata,
+    representative_url,
+)
 from gossamer.crawl.fetch.queues import FetchItem, FetchQueues, QueueIdResolver
 from gossamer.crawl.fetch.results import FetchResult, FetchSink, FetchSummary, ListSink
 from gossamer.crawl.robots import RobotRules, RobotsPolicy, effective_delay
 from gossamer.plugins import PluginRepository, Protocol, ProtocolOutput, ProtocolSelector
+from gossamer.store import host_of
 
 __all__ = ["FetchResult", "FetchRobots", "FetchSink", "FetchSummary", "ListSink", "RedirectTargets",
            "fetch_all", "time_limit_seconds"]
@@ -254,6 +260,7 @@ class _Run:
         if accepted is None or accepted == item.url:
             return []
         repr_url = representative_url(item.url, accepted, temp)
+        metadata = redirect_metadata(item.datum.metadata, repr_url, host_of(accepted) == host_of(item.url))
         mine = self.owns is None or self.owns(accepted)
         if self.redirect_max > 0 and item.redirects < self.redirect_max and mine:
             chain = (*item.chain, item.url)
@@ -262,16 +269,14 @@ class _Run:
                 self.drop((accepted, item.datum), "redirect loop", " -> ".join((*chain, accepted)))
                 return []
             datum = CrawlDatum(CrawlStatus.DB_UNFETCHED, now_millis(), 0, item.datum.fetch_interval,
-                               item.datum.score, metadata={META_REPR_URL: repr_url})
-            if META_GENERATE_TIME in item.datum.metadata:
-                datum.metadata[META_GENERATE_TIME] = item.datum.metadata[META_GENERATE_TIME]
+                               item.datum.score, metadata=metadata)
             if await self.enqueue(accepted, datum, item.redirects + 1, chain, front=True):
                 self.summary.redirects_followed += 1
             return []
         if self.redirect_max > 0 and self.redirect_skip and mine:
             return []
         linked = CrawlDatum(CrawlStatus.LINKED, now_millis(), 0, item.datum.fetch_interval, item.datum.score,
-                            metadata={META_REPR_URL: repr_url})
+                            metadata=metadata)
         return [(accepted, linked)]
 
     def emit_robots_denied(self, item: FetchItem, reason: str) -> None:
@@ -301,7 +306,7 @@ class _Run:
         if content is not None:
             if content.content_type:
                 datum.metadata[META_CONTENT_TYPE] = content.content_type
-            content.metadata.setdefault("nutch.crawl.score", str(item.datum.score))
+            content.metadata.setdefault(CRAWL_SCORE_KEY, str(item.datum.score))
             content.metadata["_fst_"] = str(int(fetch_status))
             content.metadata["_ftk_"] = str(datum.fetch_time)
             self.summary.bytes += len(content.content)

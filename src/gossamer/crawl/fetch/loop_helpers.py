@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from gossamer.core import CrawlStatus, ProtocolStatusCode, Settings
+from gossamer.core import (
+    META_CONTENT_TYPE,
+    META_COOKIE,
+    META_ETAG,
+    META_PROTOCOL_CODE,
+    META_PROTOCOL_STATUS,
+    META_REPR_URL,
+    META_RESPONSE_TIME,
+    CrawlStatus,
+    ProtocolStatusCode,
+    Settings,
+)
 from gossamer.crawl.robots import RobotRules, RobotsCache, RobotsPolicy, allow_all, fetch_robots, robots_protocol
 from gossamer.plugins import Protocol
 
@@ -38,6 +49,24 @@ def representative_url(source: str, target: str, temp: bool) -> str:
     simplification of Nutch's URLUtil.chooseRepr heuristics).
     """
     return source if temp else target
+
+
+RESPONSE_KEYS = frozenset({META_PROTOCOL_STATUS, META_PROTOCOL_CODE, META_ETAG, META_RESPONSE_TIME, META_CONTENT_TYPE})
+"""Datum metadata that describes one URL's own last response: never handed on to a redirect target."""
+
+
+def redirect_metadata(source: dict[str, str], repr_url: str, same_host: bool) -> dict[str, str]:
+    """Metadata of a redirect target's datum: the source's, as Nutch hands it on, with ``_repr_``.
+
+    Seed metadata and what scoring filters keep (``_depth_``, ``_maxdepth_`` …) follow the
+    redirect; the keys of :data:`RESPONSE_KEYS` stay with the source, and so does a
+    ``Cookie`` when the target is on another host (unlike Nutch: a cookie is never sent
+    to a host it was not configured for).
+    """
+    dropped = RESPONSE_KEYS if same_host else RESPONSE_KEYS | {META_COOKIE}
+    inherited = {key: value for key, value in source.items() if key not in dropped}
+    inherited[META_REPR_URL] = repr_url
+    return inherited
 
 
 class FetchRobots:

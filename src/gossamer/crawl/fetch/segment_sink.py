@@ -100,6 +100,7 @@ class SegmentSink:
             if result.content is not None:
                 result.content.metadata[WARC_RECORD_KEY] = locator
         if self.parser is not None and result.content is not None and result.datum.status == CrawlStatus.FETCH_SUCCESS:
+            self.parser.pass_score_before_parsing(result.url, result.datum, result.content)
             page = self.parser.parse(result.url, result.datum, result.content)
             self.parse_outputs.add(page)
             self.parse_status[page.outcome] += 1

@@ -2,7 +2,8 @@
 
 Map (seeds): parse each line, check the URL, normalize and filter it (scope
 ``inject``), and build an ``injected`` row with the seed's score, interval and
-metadata.  Map (existing crawldb): drop ``db_gone`` rows when
+metadata (then the scoring filters' ``injected_score``; one that raises ValueError
+makes the line bad).  Map (existing crawldb): drop ``db_gone`` rows when
 ``db.update.purge.404``.  Reduce, per URL: a new URL becomes ``db_unfetched``;
 for a URL already present the old row is kept, unless ``-overwrite`` (the seed
 replaces it) or ``-update`` (seed metadata merged in; seed score and interval
@@ -83,8 +84,7 @@ class SeedMapper:
                     raise SeedError(f"{problem} after normalization: {url!r}")
             except (SeedError, ValueError) as exc:
                 ctx.count("urls_bad")
-                where = f"{batch.column('file')[index].as_py()}:{batch.column('line_no')[index].as_py()}"
-                ctx.report(f"{where}: {exc}: {line[:300]!r}")
+                ctx.report(f"{_where(batch, index)}: {exc}: {line[:300]!r}")
                 continue
             kept = chain.filter(url)
             if kept is None:
@@ -98,8 +98,13 @@ class SeedMapper:
             score = seed.score if seed.score is not None else default_score
             if scoring:
                 datum = CrawlDatum(CrawlStatus.INJECTED, self.now, 0, interval, score, metadata=meta)
-                for scoring_filter in scoring:
-                    scoring_filter.injected_score(kept, datum)
+                try:
+                    for scoring_filter in scoring:
+                        scoring_filter.injected_score(kept, datum)
+                except ValueError as exc:  # a scoring filter refuses the seed's metadata: a bad line
+                    ctx.count("urls_bad")
+                    ctx.report(f"{_where(batch, index)}: {exc}: {line[:300]!r}")
+                    continue
                 score, interval, meta = datum.score, datum.fetch_interval, datum.metadata
             urls.append(kept)
             scores.append(score)
@@ -109,6 +114,11 @@ class SeedMapper:
         ctx.count("urls_injected_total", len(urls))
         if urls:
             yield injected_batch(urls, scores, intervals, metadata, self.now)
+
+
+def _where(batch: pa.RecordBatch, index: int) -> str:
+    """``file:line`` of seed line ``index`` of ``batch``."""
+    return f"{batch.column('file')[index].as_py()}:{batch.column('line_no')[index].as_py()}"
 
 
 def injected_batch(urls: list[str], scores: list[float], intervals: list[int],

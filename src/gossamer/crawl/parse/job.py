@@ -152,11 +152,7 @@ def _parse_response(segment_name: str, content: Content, fetched: dict[str, Craw
     content.metadata.setdefault("nutch.segment.name", segment_name)
     content.metadata["_fst_"] = str(int(CrawlStatus.FETCH_SUCCESS))
     content.metadata["_ftk_"] = str(datum.fetch_time)
-    for scorer in parser.scoring:
-        try:
-            scorer.pass_score_before_parsing(url, datum, content)
-        except Exception as exc:  # noqa: BLE001 - Nutch logs scoring failures and goes on
-            LOG.warning("%s: could not pass score before parsing: %s", url, exc)
+    parser.pass_score_before_parsing(url, datum, content)
     page = parser.parse(url, datum, content)
     outputs.add(page)
     report.pages += 1

@@ -112,6 +112,18 @@ class PageParser:
         self.interval = settings.get_int("db.fetch.interval.default")
         self.meta_to_db = [k for k in settings.get_list("db.parsemeta.to.crawldb") if k]
 
+    def pass_score_before_parsing(self, url: str, datum: CrawlDatum, content: Content) -> None:
+        """Run the scoring filters' ``pass_score_before_parsing`` (crawldb facts into the content metadata).
+
+        The caller runs it before :meth:`parse`: the parse job and the fetcher's inline
+        parsing alike.  A filter that raises is logged and skipped, as in Nutch.
+        """
+        for scorer in self.scoring:
+            try:
+                scorer.pass_score_before_parsing(url, datum, content)
+            except Exception as exc:  # noqa: BLE001 - Nutch logs scoring failures and goes on
+                LOG.warning("%s: could not pass score before parsing: %s", url, exc)
+
     def parse(self, url: str, fetch_datum: CrawlDatum, content: Content) -> ParsedPage:
         """Parse one fetched page; never raises for bad content (a failure is a ``failed`` page)."""
         meta = content_metadata(content)

@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gossamer.core import Content, CrawlDatum, Inlink, Settings
-from gossamer.plugins.api import ParseResult, ScoringFilter
+from gossamer.core import CrawlDatum, Inlink, Settings
+from gossamer.plugins.api import ParseResult
 from gossamer.plugins.registry import PluginInfo
+from gossamer.plugins.support.scorecarry import ScoreCarrier, carried_score
 from gossamer.store import host_of
 
-SCORE_KEY = "nutch.crawl.score"
 
-
-class OPICScoringFilter(ScoringFilter):
+class OPICScoringFilter(ScoreCarrier):
     """Online Page Importance Computation, as Nutch implements it."""
 
     def __init__(self, settings: Settings) -> None:
@@ -37,24 +36,12 @@ class OPICScoringFilter(ScoringFilter):
         """Score × init_sort."""
         return datum.score * init_sort
 
-    def pass_score_before_parsing(self, url: str, datum: CrawlDatum, content: Content) -> None:
-        """Carry the page's score in the content metadata."""
-        content.metadata[SCORE_KEY] = repr(datum.score)
-
-    def pass_score_after_parsing(self, url: str, content: Content, parse: ParseResult) -> None:
-        """Carry the score on into the parse's content metadata."""
-        if SCORE_KEY in content.metadata:
-            parse.data.content_metadata[SCORE_KEY] = content.metadata[SCORE_KEY]
-
     def distribute_score_to_outlinks(
         self, from_url: str, parse: ParseResult, targets: list[tuple[str, CrawlDatum]],
         adjust: CrawlDatum | None, all_count: int,
     ) -> CrawlDatum | None:
         """Give each target score / outlinks, weighted by internal or external factor."""
-        try:
-            score = float(parse.data.content_metadata.get(SCORE_KEY, "0"))
-        except ValueError:
-            score = 0.0
+        score = carried_score(parse)
         count = all_count if self.count_filtered else len(targets)
         if count <= 0:
             return adjust

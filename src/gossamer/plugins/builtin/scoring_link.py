@@ -1,0 +1,58 @@
+"""``scoring-link``: Nutch's LinkAnalysisScoringFilter, the crawl side of LinkRank (reference §7.5).
+
+The ``linkrank`` and ``scoreupdater`` jobs compute the link-analysis score and write it
+into the crawldb ``score``; this filter only keeps that score where the crawl needs it:
+
+* injected pages keep their injected score (``db.score.injected``); new link targets
+  start at 0 until the next ``scoreupdater`` run;
+* nothing is passed along outlinks and updatedb leaves the score alone, so the value
+  ``scoreupdater`` wrote stays until it writes the next one;
+* the generator sort value is score × ``init_sort``;
+* the page's score is carried into the content and parse metadata (``nutch.crawl.score``);
+* the index boost is ``link.analyze.normalize.score`` × the crawldb score.  As in Nutch it
+  *replaces* the boost the filters before it computed (it does not multiply it), so in a
+  chain with ``scoring-opic`` the filter that runs last sets the boost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gossamer.core import CrawlDatum, Inlink, Settings
+from gossamer.plugins.api import ParseResult
+from gossamer.plugins.registry import PluginInfo
+from gossamer.plugins.support.scorecarry import ScoreCarrier
+
+
+class LinkAnalysisScoringFilter(ScoreCarrier):
+    """Keeps the LinkRank score of the crawldb; boosts documents by it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.normalize = settings.get_float("link.analyze.normalize.score")
+
+    def initial_score(self, url: str, datum: CrawlDatum) -> None:
+        """New link targets start at 0 (``scoreupdater`` gives them their rank)."""
+        datum.score = 0.0
+
+    def generator_sort_value(self, url: str, datum: CrawlDatum, init_sort: float) -> float:
+        """Score × init_sort."""
+        return datum.score * init_sort
+
+    def indexer_score(
+        self, url: str, doc: Mapping[str, Any], db: CrawlDatum, fetch: CrawlDatum | None,
+        parse: ParseResult | None, inlinks: Sequence[Inlink], init_score: float,
+    ) -> float:
+        """``link.analyze.normalize.score`` × the crawldb score (``init_score`` when there is no datum)."""
+        if db is None:
+            return init_score
+        return self.normalize * db.score
+
+
+PLUGIN = PluginInfo(
+    id="scoring-link",
+    point="ScoringFilter",
+    factory=LinkAnalysisScoringFilter,
+    description="link-analysis scoring: keeps the LinkRank score scoreupdater writes; boost = normalize × score",
+    aliases=("org.apache.nutch.scoring.link.LinkAnalysisScoringFilter",),
+)
