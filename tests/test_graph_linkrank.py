@@ -205,3 +205,20 @@ def test_scoreupdater_clear_score_setting_and_missing_tables(cli, tmp_path: Path
     assert result.code == 2
     result = cli("scoreupdater", "-d", tmp_path / "no-crawl")
     assert result.code == 2
+
+
+def test_a_failing_scoreupdater_leaves_the_crawldb_as_it_was(cli, tmp_path: Path, monkeypatch) -> None:
+    from gossamer.graph import scoreupdater
+
+    urls, src, dst = _graph(seed=8, nodes=20, links=60)
+    write_graph(tmp_path / "webgraph", urls, src, dst, load_settings())
+    _crawldb(cli, tmp_path, [urls[i].as_py() for i in range(20)])
+    before = _db_rows(tmp_path)
+
+    def broken(self, batch, ctx):  # noqa: ANN001 - the patched method's own signature
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(scoreupdater.UpdateScores, "__call__", broken)
+    result = cli("scoreupdater", "-d", tmp_path)
+    assert result.code != 0 and "No space left" in result.err
+    assert _db_rows(tmp_path) == before
