@@ -133,7 +133,11 @@ def link_rank(webgraph_dir: Place | str, settings: Settings, progress: ProgressF
                 runner = InProcessRunner(inlinks.part_paths(), shape, loops)
             else:
                 runner = EngineRunner(settings, [p.absolute() for p in inlinks.part_paths()], shape, loops)
-            scores = _iterate(runner, shape, outlinks, options, report, progress)
+            try:
+                scores = _iterate(runner, shape, outlinks, options, report, progress)
+            finally:
+                if isinstance(runner, InProcessRunner):
+                    runner.close()
             report.links, report.stored_links, report.loop_links = (runner.links, runner.stored_links,
                                                                      runner.loop_links)
             report.top_score = float(scores.max())

@@ -100,15 +100,21 @@ def contributions(scores: np.ndarray, outlinks: np.ndarray) -> np.ndarray:
     return out
 
 
-def part_sums(edges: PartEdges, contribution: np.ndarray) -> np.ndarray:
+def part_sums(edges: PartEdges, contribution: np.ndarray, scratch: np.ndarray | None = None) -> np.ndarray:
     """Σ of the contributions over each target's counted inlinks, for the part's rows (float64).
 
     Each target's links are summed in stored order (``np.add.reduceat`` over its
-    contiguous run), so every engine gets the same floats.
+    contiguous run), so every engine gets the same floats.  ``scratch``, a float64
+    array of at least ``edges.links`` values, is reused for the gathered
+    contributions (no fresh pages to fault in at every iteration).
     """
     sums = np.zeros(edges.rows, dtype=np.float64)
     if edges.links:
-        sums[edges.targets] = np.add.reduceat(contribution[edges.sources], edges.starts)
+        if scratch is not None and len(scratch) >= edges.links:
+            gathered = np.take(contribution, edges.sources, out=scratch[:edges.links], mode="clip")
+        else:
+            gathered = contribution[edges.sources]
+        sums[edges.targets] = np.add.reduceat(gathered, edges.starts)
     return sums
 
 

@@ -7,7 +7,8 @@ returns, for every node in dense id order, the sum of the contributions of its
 counted, non-loop inlinks.
 
 * :class:`InProcessRunner` keeps every part's links in memory as int32 arrays
-  (8 bytes a link) and sums the parts on a few threads (numpy releases the GIL);
+  (8 bytes a link) and sums the parts on a few threads (numpy releases the GIL), each
+  gathering into its own scratch array;
   the embedded engine's choice.
 * :class:`EngineRunner` runs one engine task per part and iteration; a task reads its
   part once per worker process and keeps it (Spark reuses its Python workers), and
@@ -17,6 +18,7 @@ counted, non-loop inlinks.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -107,6 +109,7 @@ class InProcessRunner:
     def __init__(self, part_places: Sequence[Place], shape: GraphShape, loops: Sequence[PartLoops | None],
                  threads: int = 0) -> None:
         self.shape = shape
+        self._pool: ThreadPoolExecutor | None = None
         self.edges: list[PartEdges] = []
         self.stored_links = self.loop_links = 0
         for part, place in enumerate(part_places):
@@ -116,15 +119,31 @@ class InProcessRunner:
             self.loop_links += looped
         self.links = sum(edges.links for edges in self.edges)
         self.threads = threads or min(4, os.cpu_count() or 1)
+        self._largest = max((edges.links for edges in self.edges), default=0)
+        self._scratch = threading.local()
+
+    def _part_sums(self, edges: PartEdges, contribution: np.ndarray) -> np.ndarray:
+        """One part's sums, gathering into this thread's scratch array (one per thread, the largest part's size)."""
+        scratch = getattr(self._scratch, "array", None)
+        if scratch is None:
+            scratch = self._scratch.array = np.empty(self._largest, dtype=np.float64)
+        return part_sums(edges, contribution, scratch)
 
     def sums(self, contribution: np.ndarray) -> np.ndarray:
         """Sum every part (threads when there are several parts and cores)."""
         if self.threads > 1 and len(self.edges) > 1:
-            with ThreadPoolExecutor(self.threads) as pool:
-                pieces = list(pool.map(lambda edges: part_sums(edges, contribution), self.edges))
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads)
+            pieces = list(self._pool.map(lambda edges: self._part_sums(edges, contribution), self.edges))
         else:
-            pieces = [part_sums(edges, contribution) for edges in self.edges]
+            pieces = [self._part_sums(edges, contribution) for edges in self.edges]
         return np.concatenate(pieces) if pieces else np.zeros(0)
+
+    def close(self) -> None:
+        """Stop the threads (idempotent)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 _CACHE: dict[tuple[str, int, bytes], tuple[PartEdges, int, int]] = {}
