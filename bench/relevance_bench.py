@@ -224,11 +224,25 @@ STATIC_RANKS: dict[str, dict[str, Any]] = {
 the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them counted."""
 
 
-def link_analysis(setup: StepRunner, crawl: Path, variant: str) -> bool:
-    """``webgraph`` then ``linkrank`` over the work crawl (settings from its ``gossamer.toml``)."""
+def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str, Any]) -> bool:
+    """``webgraph`` then ``linkrank`` over the work crawl (settings from its ``gossamer.toml``).
+
+    A graph without nodes (every link ignored by the settings) is recorded in ``facts`` and not
+    scored: the index then gives every page the score of a page outside the graph.
+    """
     gossamer = gossamer_executable()
-    return all(setup.step(f"{variant}_{step}", [gossamer, step, "-d", str(crawl)]) is not None
-               for step in ("webgraph", "linkrank"))
+    built = setup.step(f"{variant}_webgraph", [gossamer, "webgraph", "-d", str(crawl), "--json"])
+    if built is None:
+        return False
+    report = json.loads(built.stdout)
+    facts[variant] = {key: report.get(key) for key in ("nodes", "outlinks", "inlinks", "counters")}
+    if not report.get("nodes"):
+        return True
+    ranked = setup.step(f"{variant}_linkrank", [gossamer, "linkrank", "-d", str(crawl), "--json"])
+    if ranked is not None:
+        facts[variant]["linkrank"] = {key: json.loads(ranked.stdout).get(key)
+                                      for key in ("links", "iterations", "top_score", "seconds")}
+    return ranked is not None
 
 
 def run(opts: BenchOptions) -> dict[str, Any]:
@@ -251,8 +265,10 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         crawls.update({variant: work_crawl(cache, work / f"crawl-{variant}", {**ANCHOR_SETTINGS, **extra})
                        for variant, extra in STATIC_RANKS.items()})
         built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS)}
+        graphs: dict[str, Any] = {}
+        result["graphs"] = graphs
         for variant in ("no_anchors", *STATIC_RANKS):
-            if variant in STATIC_RANKS and "linkrank" in variant and not link_analysis(setup, crawls[variant], variant):
+            if "linkrank" in variant and not link_analysis(setup, crawls[variant], variant, graphs):
                 built[variant] = {"ok": False}
                 continue
             built[variant] = index_steps(setup, crawls[variant], prefix=f"{variant}_",
