@@ -11,8 +11,8 @@ IndexWriter ``indexer-tantivy`` lives here (:mod:`.tantivy_writer`) and register
 """
 
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
-from gossamer.index.check import DocumentCheck, check_document
 from gossamer.index.cache import IndexCache, local_live_version
+from gossamer.index.check import DocumentCheck, check_document
 from gossamer.index.documents import IndexOptions
 from gossamer.index.indexer import IndexReport, clean, index
 from gossamer.index.schema import CORE_FIELDS, analyze
