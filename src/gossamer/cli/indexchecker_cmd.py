@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gossamer.cli.page_check import (
-    EXIT_FETCH_FAILED,
-    EXIT_NOT_PARSED,
-    EXIT_OK,
     CheckRobots,
     DumpText,
     FollowRedirects,
@@ -104,8 +101,5 @@ def indexchecker_command(
             lines += [f"  {message}" for message in result.messages]
             lines += field_lines(result.document or {}, dump_text)
         echo_lines(lines)
-    if failure:
-        finish(failure, EXIT_FETCH_FAILED)
-    if result is None or result.action != "add":
-        finish(f"not indexed: {reason or (result.reason if result else '')}", EXIT_NOT_PARSED)
-    finish(None, EXIT_OK)
+    added = result is not None and result.action == "add"
+    finish(failure, None if added else f"not indexed: {reason or (result.reason if result else '')}")

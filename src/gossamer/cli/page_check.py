@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gossamer.cli.common import EXIT_FAILED, EXIT_NOTHING, EXIT_OK, err_console, settings_for, user_errors
+from gossamer.cli.common import EXIT_FAILED, EXIT_NOTHING, err_console, settings_for, user_errors
 
 if TYPE_CHECKING:
     from gossamer.core import Settings
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 EXIT_FETCH_FAILED = EXIT_FAILED
 EXIT_NOT_PARSED = EXIT_NOTHING
-__all__ = ["EXIT_FETCH_FAILED", "EXIT_NOT_PARSED", "EXIT_OK"]
 
 UrlArg = Annotated[str, typer.Argument(help="the URL to fetch")]
 DumpText = Annotated[bool, typer.Option("-dumpText", "--dump-text", help="print all of the text, not an excerpt")]
@@ -144,9 +143,9 @@ def echo_lines(lines: list[str]) -> None:
     typer.echo("\n".join(lines))
 
 
-def finish(failure: str | None, code: int) -> None:
-    """Print ``error: failure`` on stderr (when given) and exit with ``code`` (nothing when it is 0)."""
-    if failure:
-        err_console.print(f"[bold red]error:[/] {failure}", markup=True, highlight=False, soft_wrap=True)
-    if code != EXIT_OK:
-        raise typer.Exit(code)
+def finish(fetch_failed: str | None, not_done: str | None) -> None:
+    """End a checker: exit 3 with ``error: fetch_failed``, exit 1 with ``error: not_done``, else return (0)."""
+    for message, code in ((fetch_failed, EXIT_FETCH_FAILED), (not_done, EXIT_NOT_PARSED)):
+        if message:
+            err_console.print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(code)

@@ -10,9 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gossamer.cli.page_check import (
-    EXIT_FETCH_FAILED,
-    EXIT_NOT_PARSED,
-    EXIT_OK,
     CheckRobots,
     DumpText,
     FollowRedirects,
@@ -94,8 +91,5 @@ def parsechecker_command(
         echo_json({**fetch_json(check), "parse": parsed})
     else:
         echo_lines(fetch_lines(check) + ([] if parsed is None else parse_lines(parsed, dump_text)))
-    if failure:
-        finish(failure, EXIT_FETCH_FAILED)
-    if check.page is not None and check.page.outcome != "success":
-        finish(f"not parsed: {check.page.failed or check.page.skipped}", EXIT_NOT_PARSED)
-    finish(None, EXIT_OK)
+    page = check.page
+    finish(failure, None if page is None or page.outcome == "success" else f"not parsed: {page.failed or page.skipped}")
