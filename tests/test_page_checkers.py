@@ -150,7 +150,18 @@ def test_indexchecker_robots_noindex(cli, site: Site) -> None:
     assert "not indexed: skipped_robots_noindex" in result.err
 
 
+def test_unfetchable_urls_are_clear_failures(cli) -> None:
+    refused = check(cli, "parsechecker", "http://127.0.0.1:1/page.html")
+    assert refused.code == 3 and "fetch status: fetch_retry (exception" in refused.out
+    unknown = check(cli, "indexchecker", "gopher://127.0.0.1/x", "--json")
+    assert unknown.code == 3 and "proto_not_found" in json.loads(unknown.out)["protocol_status"]
+    for result in (refused, unknown):
+        assert "error: fetch failed" in result.err and "Traceback" not in result.err
+
+
 def test_usage_errors(cli, site: Site) -> None:
     assert cli("parsechecker").code == 2
+    bad = check(cli, "parsechecker", "not a url")
+    assert bad.code == 2 and "not a URL" in bad.err
     assert cli("parsechecker", site.url("/page.html"), "-D", "http.agent.name=").code == 2
     assert cli("indexchecker", site.url("/page.html"), "-D", "no.such.setting=1", *AGENT).code == 2

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from gossamer.core import Content, CrawlDatum, CrawlStatus, Settings, now_millis
+from gossamer.core import Content, CrawlDatum, CrawlStatus, Settings, now_millis, url_problem
 from gossamer.crawl.fetch.fetcher import FetchResult, FetchRobots, ListSink, fetch_all
 from gossamer.crawl.parse import PageParser, ParsedPage
 from gossamer.plugins import PluginRepository, ProtocolSelector, URLChain
@@ -101,11 +101,13 @@ def checker_settings(settings: Settings, options: CheckOptions) -> Settings:
 def normalized_url(url: str, settings: Settings, normalize: bool) -> str:
     """``url`` stripped, and through the ``default`` normalizer chain with ``normalize``.
 
-    Raises ValueError for a URL the normalizers reject.
+    Raises ValueError for text that is no URL and for a URL the normalizers reject.  Any
+    scheme passes here: one no Protocol plugin serves is the fetch's ``proto_not_found``.
     """
     url = url.strip()
-    if not url:
-        raise ValueError("no URL given")
+    problem = url_problem(url, (url.partition(":")[0].lower(),))
+    if problem:
+        raise ValueError(f"{url or '(empty)'}: {problem}")
     if normalize:
         url = URLChain(PluginRepository(settings), "default", normalize=True, filter=False).normalize(url)
     return url
