@@ -39,6 +39,7 @@ from gossamer.cli.search_cmd import search_command
 from gossamer.cli.searchnode_cmd import searchnode_command
 from gossamer.cli.serve_cmd import serve_command
 from gossamer.cli.settings_cmd import showproperties_command
+from gossamer.cli.sitemap_cmd import sitemap_command
 from gossamer.cli.sql_cmd import sql_command
 from gossamer.cli.sweep_cmd import clean_tmp_command
 from gossamer.cli.updatedb_cmd import updatedb_command
@@ -80,6 +81,7 @@ def _global(
 
 app.command("crawl")(crawl_command)
 app.command("inject")(inject_command)
+app.command("sitemap")(sitemap_command)
 app.command("readdb")(readdb_command)
 app.command("mergedb")(mergedb_command)
 app.command("readseg")(readseg_command)
