@@ -31,7 +31,8 @@ robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): 
 Static rank (issue 18): three more work crawls with anchors — ``static_none``
 (``index.static.rank=none``), ``linkrank`` (``webgraph`` and ``linkrank`` with Nutch's defaults, which
 ignore links inside a host or domain, then ``index.static.rank=linkrank``) and ``linkrank_internal``
-(the same with ``link.ignore.internal.host/.domain=false``); ``anchors`` is the OPIC row.
+(the same with ``link.ignore.internal.host/.domain=false``) and ``linkrank_all`` (also
+``link.ignore.limit.page/.domain=false``: every link counts); ``anchors`` is the OPIC row.
 
 Runs: ``gossamer search -d <crawl> --topics topics.tsv --run run-<variant>.txt -n 10`` (measured
 steps), default settings: at most ``searcher.max.hits.per.site`` = 2 hits per site. Metrics, computed
@@ -219,9 +220,13 @@ STATIC_RANKS: dict[str, dict[str, Any]] = {
     "linkrank": {"index.static.rank": "linkrank"},
     "linkrank_internal": {"index.static.rank": "linkrank", "link.ignore.internal.host": False,
                           "link.ignore.internal.domain": False},
+    "linkrank_all": {"index.static.rank": "linkrank", "link.ignore.internal.host": False,
+                     "link.ignore.internal.domain": False, "link.ignore.limit.page": False,
+                     "link.ignore.limit.domain": False},
 }
 """Static-rank variants (each with anchors, like ``anchors``, whose static rank is OPIC's): none; LinkRank of
-the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them counted."""
+the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them kept (but
+one counted inlink per source domain, Nutch's ``link.ignore.limit.domain``); LinkRank with every link counted."""
 
 
 def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str, Any]) -> bool:
@@ -317,7 +322,7 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         if a.get(key) is not None and b.get(key):
             result["ratios"] = {"mrr_anchors_vs_no_anchors": round(a[key] / b[key], 3)}
         none = metrics.get("static_none", {})
-        for variant in ("anchors", "linkrank", "linkrank_internal"):
+        for variant in ("anchors", *(v for v in STATIC_RANKS if v.startswith("linkrank"))):
             if none.get(key) and metrics.get(variant, {}).get(key) is not None:
                 name = "opic" if variant == "anchors" else variant
                 result.setdefault("ratios", {})[f"mrr_{name}_vs_no_static_rank"] = round(
