@@ -80,7 +80,8 @@ def docx(paragraphs: Sequence[str], links: Sequence[Link] = (), title: str = "A 
     body = "".join(f"<w:p><w:r><w:t>{escape(p)}</w:t></w:r></w:p>" for p in paragraphs)
     body += "".join(f'<w:p><w:hyperlink r:id="rIdL{i}"><w:r><w:t>{escape(anchor)}</w:t></w:r></w:hyperlink></w:p>'
                     for i, (_, anchor) in enumerate(links))
-    document = f'<?xml version="1.0"?><w:document xmlns:w="{_W}" xmlns:r="{_DOC_REL}"><w:body>{body}</w:body></w:document>'
+    document = (f'<?xml version="1.0"?><w:document xmlns:w="{_W}" xmlns:r="{_DOC_REL}">'
+                f"<w:body>{body}</w:body></w:document>")
     rels = _rels([(f"rIdL{i}", "hyperlink", url, True) for i, (url, _) in enumerate(links)])
     return _package("word/document.xml", {"word/document.xml": document, "word/_rels/document.xml.rels": rels},
                     title)

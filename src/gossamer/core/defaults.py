@@ -426,7 +426,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Activate plugins required by active plugins even if not included"),
     Property(
         "plugin.includes",
-        ("protocol-http|urlfilter-regex|parse-(html|text)|index-(basic|anchor|more|metadata)|language-identifier|"
+        ("protocol-http|urlfilter-regex|parse-(html|text|ooxml|odf|rtf|feed|xml)|"
+         "index-(basic|anchor|more|metadata)|language-identifier|"
          "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",
         "Regex of plugin ids to activate (Gossamer default; Nutch's names parse-tika, indexer-solr)",

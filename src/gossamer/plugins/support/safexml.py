@@ -52,7 +52,7 @@ class XmlTarget(Protocol):
 
 
 def _qualify(name: str) -> str:
-    """expat's ``uri}local`` (separator ``}``) → ``{uri}local``; names without namespace unchanged."""
+    """Expat's ``uri}local`` (separator ``}``) → ``{uri}local``; names without namespace unchanged."""
     return "{" + name if "}" in name else name
 
 
