@@ -8,6 +8,7 @@ XML, entity expansion ("billion laughs") and deeply nested RTF groups.
 
 from __future__ import annotations
 
+import functools
 import io
 import zipfile
 from collections.abc import Sequence
@@ -188,11 +189,12 @@ def atom(items: Sequence[tuple[str, str, str]], title: str = "An Atom feed") -> 
 
 # --- hostile files -------------------------------------------------------------------------------
 
+@functools.cache
 def zip_bomb_docx(unpacked: int = 1 << 30, honest: bool = True) -> bytes:
     """A DOCX whose document part unpacks to ``unpacked`` zero bytes (packed ~1000:1).
 
-    ``honest=False`` rewrites the member's declared size to 1 KiB, so only counting the bytes
-    actually unpacked catches it.
+    ``honest=False`` rewrites the member's declared size to 1 KiB (zipfile then stops there and
+    the CRC check fails).  Cached: building one takes a second.
     """
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
