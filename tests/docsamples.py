@@ -196,6 +196,8 @@ def zip_bomb_docx(unpacked: int = 1 << 30, honest: bool = True) -> bytes:
     ``honest=False`` rewrites the member's declared size to 1 KiB (zipfile then stops there and
     the CRC check fails).  Cached: building one takes a second.
     """
+    if not honest:
+        return _lie_about_sizes(zip_bomb_docx(unpacked), "word/document.xml", 1024)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("_rels/.rels", _rels([("rId1", "officeDocument", "word/document.xml", False)]))
@@ -203,10 +205,7 @@ def zip_bomb_docx(unpacked: int = 1 << 30, honest: bool = True) -> bytes:
             block = b"\0" * (1 << 20)
             for _ in range(unpacked >> 20):
                 member.write(block)
-    data = out.getvalue()
-    if honest:
-        return data
-    return _lie_about_sizes(data, "word/document.xml", 1024)
+    return out.getvalue()
 
 
 def _lie_about_sizes(data: bytes, name: str, size: int) -> bytes:
