@@ -27,6 +27,7 @@ from bench import (
     linkrank_bench,
     nutchformats_bench,
     nutchimport_bench,
+    parse_bench,
     polite_bench,
     relevance_bench,
     search_bench,
@@ -52,6 +53,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         Benchmark(soak_bench.NAME, soak_bench.DESCRIPTION, soak_bench.run),
         Benchmark(nutchformats_bench.NAME, nutchformats_bench.DESCRIPTION, nutchformats_bench.run),
         Benchmark(linkrank_bench.NAME, linkrank_bench.DESCRIPTION, linkrank_bench.run),
+        Benchmark(parse_bench.NAME, parse_bench.DESCRIPTION, parse_bench.run),
     )
 }
 

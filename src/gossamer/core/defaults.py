@@ -334,6 +334,19 @@ PROPERTIES: tuple[Property, ...] = (
     Property("parser.html.max.depth", 4096, "int",
              "HTML is cut where block elements nest deeper than this (parse.truncated=depth); <=0 = no limit",
              nutch=False),
+    Property("parser.zip.max.members", 10000, "int",
+             "parse-ooxml/parse-odf: packages with more ZIP members are refused", nutch=False),
+    Property("parser.zip.max.bytes", 104857600, "int",
+             "parse-ooxml/parse-odf: most bytes unpacked from one package, declared or actual (zip bomb)",
+             nutch=False),
+    Property("parser.xml.max.depth", 256, "int",
+             "Document parsers (office, ODF, feeds, XML): deepest XML element nesting accepted", nutch=False),
+    Property("parser.xml.max.elements", 2000000, "int",
+             "Document parsers (office, ODF, feeds, XML): most XML elements read from one document part",
+             nutch=False),
+    Property("parser.rtf.max.depth", 256, "int", "parse-rtf: deepest RTF group nesting accepted", nutch=False),
+    Property("parser.rtf.max.bytes", 33554432, "int",
+             "parse-rtf: RTF documents larger than this many bytes are refused", nutch=False),
     Property("parser.outlink.cache.size", 100000, "int",
              "Resolved and normalized outlink URLs each parse process remembers (per cache)", nutch=False),
     Property("parser.processes", 0, "int", "Processes of the parse job; 0 = one per CPU core", nutch=False),
@@ -413,7 +426,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Activate plugins required by active plugins even if not included"),
     Property(
         "plugin.includes",
-        ("protocol-http|urlfilter-regex|parse-(html|text)|index-(basic|anchor|more|metadata)|language-identifier|"
+        ("protocol-http|urlfilter-regex|parse-(html|text|ooxml|odf|rtf|feed|xml)|"
+         "index-(basic|anchor|more|metadata)|language-identifier|"
          "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",
         "Regex of plugin ids to activate (Gossamer default; Nutch's names parse-tika, indexer-solr)",

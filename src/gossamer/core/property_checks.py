@@ -131,7 +131,10 @@ CHECKS: dict[str, object] = {
     "encodingdetector.charset.min.confidence": Between(-1, 100),
     "parser.caching.forbidden.policy": one_of("none", "content", "all"),
     "parser.html.impl": one_of("neko", "tagsoup"), "parser.timeout": MINUS_ONE_OR_MORE,
-    "parser.html.max.depth": POSITIVE, "parser.outlink.cache.size": NON_NEGATIVE, "parser.processes": NON_NEGATIVE,
+    "parser.html.max.depth": POSITIVE,
+    "parser.zip.max.members": POSITIVE, "parser.zip.max.bytes": POSITIVE, "parser.xml.max.depth": POSITIVE,
+    "parser.xml.max.elements": POSITIVE, "parser.rtf.max.depth": POSITIVE, "parser.rtf.max.bytes": POSITIVE,
+    "parser.outlink.cache.size": NON_NEGATIVE, "parser.processes": NON_NEGATIVE,
     "urlnormalizer.loop.count": POSITIVE, "urlnormalizer.basic.host.idn": one_of("", "toAscii", "toUnicode"),
     # scoring, link analysis, indexing
     "scoring.depth.max": POSITIVE, "scoring.depth.max.override": POSITIVE,
