@@ -121,8 +121,11 @@ PROPERTIES: tuple[Property, ...] = (
     Property("ftp.timeout", 60000, "int", "FTP client socket timeout (ms)"),
     Property("ftp.server.timeout", 100000, "int",
              "Assumed idle timeout of FTP servers (ms); idle clients are replaced before it"),
-    Property("ftp.keep.connection", False, "bool",
-             "Reuse an FTP connection for further URLs of the same host"),
+    Property("ftp.keep.connection", True, "bool",
+             "Reuse an FTP connection for further URLs of the same host (Gossamer default; Nutch's is false)"),
+    Property("ftp.passive", True, "bool",
+             "Passive FTP data connections (PASV/EPSV, the client connects); false = active (PORT)",
+             nutch=False),
     Property("ftp.follow.talk", False, "bool", "Log the FTP client/server dialogue (debugging)"),
     # --- CrawlDb: fetch schedule ---
     Property("db.fetch.interval.default", 2592000, "int", "Default re-fetch interval of a page (s; 30 days)"),
