@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pyftpdlib.authorizers import DummyAuthorizer
-from pyftpdlib.handlers import DTPHandler, FTPHandler
+from pyftpdlib.handlers import DTPHandler, FTPHandler, ThrottledDTPHandler
 from pyftpdlib.servers import FTPServer
 
 USER, PASSWORD = "crawler", "s3cret"
@@ -34,10 +34,12 @@ class FtpServer:
     """Serve ``root`` to anonymous users (read only) and to USER/PASSWORD (home ``root/private``).
 
     ``drop_after``: every download is cut after that many bytes by hanging up (None: never).
+    ``bytes_per_second``: downloads are sent no faster (None: as fast as possible).
     ``commands`` counts the FTP commands received, by name (``USER`` counts logins).
     """
 
-    def __init__(self, root: Path, drop_after: int | None = None, mlsd: bool = True) -> None:
+    def __init__(self, root: Path, drop_after: int | None = None, mlsd: bool = True,
+                 bytes_per_second: int | None = None) -> None:
         authorizer = DummyAuthorizer()
         authorizer.add_anonymous(str(root))
         private = root / "private"
@@ -62,6 +64,8 @@ class FtpServer:
         Handler.auth_failed_timeout = 0.01
         if drop_after is not None:
             Handler.dtp_handler = type("Dropping", (DroppingDTPHandler,), {"drop_after": drop_after})
+        if bytes_per_second is not None:
+            Handler.dtp_handler = type("Slow", (ThrottledDTPHandler,), {"write_limit": bytes_per_second})
         self.server = FTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.socket.getsockname()[1]
         self._stop = threading.Event()

@@ -122,3 +122,11 @@ def test_the_fetcher_queues_file_urls_and_the_default_url_filter_rejects_them(tr
 def test_protocol_file_is_off_by_default() -> None:
     assert ProtocolSelector(PluginRepository(settings())).protocol_for("file:/etc/passwd") is None
     assert "protocol-file" in {s.info.id for s in PluginRepository(settings()).states()}
+
+
+def test_gossamer_plugins_lists_both_protocols_off(cli) -> None:
+    result = cli("plugins")
+    rows = {line.split()[0]: line.split()[2] for line in result.out.splitlines() if line.startswith("protocol-")}
+    assert rows["protocol-file"] == "no" and rows["protocol-ftp"] == "no" and rows["protocol-http"] == "yes"
+    on = cli("plugins", "-D", "plugin.includes=protocol-(http|file|ftp)")
+    assert all(line.split()[2] == "yes" for line in on.out.splitlines() if line.startswith("protocol-"))

@@ -81,6 +81,14 @@ def test_the_content_limit_truncates_and_flags(tree: Path) -> None:
     assert TRUNCATED not in readme.content.metadata
 
 
+def test_a_slow_download_is_cut_at_the_time_limit(tree: Path) -> None:
+    (tree / "pub" / "huge.bin").write_bytes(b"z" * 400_000)
+    with FtpServer(tree, bytes_per_second=50_000) as server:
+        slow, = fetch(settings(ftp_time_limit=1, ftp_content_limit=-1), server.url("/pub/huge.bin"))
+    assert slow.status.code == ProtocolStatusCode.SUCCESS and slow.content is not None
+    assert 0 < len(slow.content.content) < 400_000 and slow.content.metadata[TRUNCATED_REASON] == "time"
+
+
 def test_a_connection_dropped_mid_file_is_a_retryable_exception(tree: Path) -> None:
     with FtpServer(tree, drop_after=3000) as server:
         dropped, = fetch(settings(), server.url("/pub/big.bin"))

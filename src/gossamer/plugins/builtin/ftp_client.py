@@ -63,17 +63,20 @@ class FtpSession:
         """``path`` (a URL path) below the login directory."""
         return posixpath.join(self.home, path.lstrip("/")) or "/"
 
-    def retrieve(self, path: str, limit: int) -> tuple[bytes, bool]:
-        """The file's bytes (at most ``limit``; <0 no limit) and whether the limit cut it."""
+    def retrieve(self, path: str, limit: int, deadline: float | None = None) -> tuple[bytes, str]:
+        """The file's bytes (at most ``limit``, <0 no limit; until ``deadline``) and why they were cut.
+
+        The reason is ``""`` (whole file), ``length`` or ``time`` (see :func:`.read_limited`).
+        """
         full = self.full_path(path)
         self.ftp.voidcmd("TYPE I")  # a listing (retrlines) leaves the session in ASCII mode
         size = self._size(full)
         self._say(f"RETR {full} (size {size})")
         with self.ftp.transfercmd(f"RETR {full}") as data, data.makefile("rb") as stream:
-            body, cut = read_limited(stream, limit)
+            body, cut = read_limited(stream, limit, deadline)
         if cut:
             self.usable = False  # the server still sends (or has aborted) the rest: start afresh
-            return body, True
+            return body, cut
         try:
             reply = self.ftp.voidresp()
         except (ftplib.error_temp, ftplib.error_perm, EOFError, OSError) as exc:
@@ -81,7 +84,7 @@ class FtpSession:
         self._say(reply)
         if size is not None and len(body) < size:
             raise TransferBroken(f"{len(body)} of {size} bytes")
-        return body, False
+        return body, ""
 
     def _size(self, full: str) -> int | None:
         try:

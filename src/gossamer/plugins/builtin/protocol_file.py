@@ -125,7 +125,7 @@ class FileProtocol(Protocol):
         try:
             if is_dir:
                 body, content_type = self._listing(path), LISTING_TYPE
-                cut = 0 <= self.limit < len(body)
+                cut = "length" if 0 <= self.limit < len(body) else ""
                 body = body[:self.limit] if cut else body
             else:
                 with open(path, "rb") as stream:
@@ -134,7 +134,7 @@ class FileProtocol(Protocol):
         except OSError as exc:
             return local_output(url, _status_for(exc), started=started)
         status = ProtocolStatus(ProtocolStatusCode.SUCCESS, (), mtime)
-        return local_output(url, status, body, content_type, "length" if cut else "", started=started)
+        return local_output(url, status, body, content_type, cut, started=started)
 
     def _listing(self, path: str) -> bytes:
         entries = []

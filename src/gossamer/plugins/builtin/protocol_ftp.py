@@ -7,8 +7,9 @@ Contract of :meth:`FtpProtocol.fetch` (never raises; the blocking client is
   ``ftp.password`` (anonymous by default).  Paths are relative to the login directory.
 * A path ending in ``/`` is a directory: SUCCESS with an HTML link page of its entries
   (:func:`.protocol_pages.listing_page`, a ``../`` link unless at the root).  Any other path is
-  a file: SUCCESS with at most ``ftp.content.limit`` bytes (a longer file is cut and flagged
-  ``http.content.truncated``, reason ``length``), its type guessed from the name, its ``MDTM``
+  a file: SUCCESS with at most ``ftp.content.limit`` bytes read within ``ftp.time.limit``
+  seconds (a longer file is cut and flagged ``http.content.truncated``, reason ``length`` or
+  ``time``), its type guessed from the name, its ``MDTM``
   as ``Last-Modified`` (NOTMODIFIED when not newer than the datum's modified time).  A file
   path that is a directory is MOVED to the path with ``/``.
 * 550/553 NOTFOUND (fetch_gone), 530 ACCESS_DENIED, other 5xx GONE; 4xx replies, timeouts
@@ -93,6 +94,7 @@ class FtpProtocol(Protocol):
         self.password = settings.get_str("ftp.password")
         self.limit = settings.get_int("ftp.content.limit")
         self.timeout = settings.get_int("ftp.timeout") / 1000.0
+        self.time_limit = settings.get_int("ftp.time.limit")
         self.server_timeout = settings.get_int("ftp.server.timeout") / 1000.0
         self.keep = settings.get_bool("ftp.keep.connection")
         self.passive = settings.get_bool("ftp.passive")
@@ -209,8 +211,9 @@ class FtpProtocol(Protocol):
         if 0 < modified_since and 0 < modified <= modified_since:
             return local_output(url, ProtocolStatus(ProtocolStatusCode.NOTMODIFIED, (), modified),
                                 ip=session.address, started=started)
+        deadline = started + self.time_limit if self.time_limit > 0 else None
         try:
-            body, cut = session.retrieve(path, self.limit)
+            body, cut = session.retrieve(path, self.limit, deadline)
         except ftplib.error_perm as exc:
             if str(exc).startswith("550") and session.is_directory(path):
                 moved = urlsplit(url)._replace(path=urlsplit(url).path + "/").geturl()
@@ -219,7 +222,7 @@ class FtpProtocol(Protocol):
             raise
         content_type = mimetypes.guess_type(path, strict=False)[0] or "application/octet-stream"
         return local_output(url, ProtocolStatus(ProtocolStatusCode.SUCCESS, (), modified), body, content_type,
-                            "length" if cut else "", session.address, started)
+                            cut, session.address, started)
 
 
 PLUGIN = PluginInfo(

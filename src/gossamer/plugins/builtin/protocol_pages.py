@@ -110,11 +110,19 @@ def failure(code: ProtocolStatusCode, message: str) -> ProtocolStatus:
     return ProtocolStatus(code, (message,))
 
 
-def read_limited(stream: IO[bytes], limit: int, chunk: int = 65536) -> tuple[bytes, bool]:
-    """Read ``stream`` (a binary file object) to its end or ``limit`` bytes (<0: no limit); ``(data, cut)``."""
+def read_limited(stream: IO[bytes], limit: int, deadline: float | None = None,
+                 chunk: int = 65536) -> tuple[bytes, str]:
+    """Read ``stream`` to its end, ``limit`` bytes (<0: no limit) or the ``time.monotonic()`` ``deadline``.
+
+    Returns ``(data, cut)``: ``cut`` is ``""`` when the stream ended, ``length`` or ``time`` when
+    a limit stopped the reading.  A stream that blocks is stopped by its own timeout only: the
+    deadline is checked between reads.
+    """
     data = bytearray()
-    read = stream.read
+    read = stream.read1 if hasattr(stream, "read1") else stream.read
     while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            return bytes(data), "time"
         want = chunk if limit < 0 else min(chunk, limit + 1 - len(data))
         if want <= 0:
             break
@@ -123,5 +131,5 @@ def read_limited(stream: IO[bytes], limit: int, chunk: int = 65536) -> tuple[byt
             break
         data += block
     if 0 <= limit < len(data):
-        return bytes(data[:limit]), True
-    return bytes(data), False
+        return bytes(data[:limit]), "length"
+    return bytes(data), ""
