@@ -124,9 +124,7 @@ class FileProtocol(Protocol):
             return local_output(url, ProtocolStatus(ProtocolStatusCode.NOTMODIFIED, (), mtime), started=started)
         try:
             if is_dir:
-                body, content_type = self._listing(path), LISTING_TYPE
-                cut = "length" if 0 <= self.limit < len(body) else ""
-                body = body[:self.limit] if cut else body
+                (body, cut), content_type = self._listing(path), LISTING_TYPE
             else:
                 with open(path, "rb") as stream:
                     body, cut = read_limited(stream, self.limit)
@@ -136,7 +134,7 @@ class FileProtocol(Protocol):
         status = ProtocolStatus(ProtocolStatusCode.SUCCESS, (), mtime)
         return local_output(url, status, body, content_type, cut, started=started)
 
-    def _listing(self, path: str) -> bytes:
+    def _listing(self, path: str) -> tuple[bytes, str]:
         entries = []
         with os.scandir(path) as listing:
             for item in listing:
@@ -147,7 +145,7 @@ class FileProtocol(Protocol):
                                          int(info.st_mtime * 1000)))
                 except OSError:  # a dangling symlink, a file gone meanwhile: listed, without facts
                     entries.append(Entry(item.name, False))
-        return listing_page(path, entries, self.crawl_parent and path != "/")
+        return listing_page(path, entries, self.crawl_parent and path != "/", self.limit)
 
 
 PLUGIN = PluginInfo(

@@ -202,11 +202,9 @@ class FtpProtocol(Protocol):
               started: float) -> ProtocolOutput:
         path = target.path
         if path.endswith("/"):
-            body = listing_page(path, session.listing(path), path != "/")
-            cut = 0 <= self.limit < len(body)
-            status = ProtocolStatus(ProtocolStatusCode.SUCCESS)
-            return local_output(url, status, body[:self.limit] if cut else body, LISTING_TYPE,
-                                "length" if cut else "", session.address, started)
+            body, cut = listing_page(path, session.listing(path), path != "/", self.limit)
+            return local_output(url, ProtocolStatus(ProtocolStatusCode.SUCCESS), body, LISTING_TYPE, cut,
+                                session.address, started)
         modified = session.modified(path)
         if 0 < modified_since and 0 < modified <= modified_since:
             return local_output(url, ProtocolStatus(ProtocolStatusCode.NOTMODIFIED, (), modified),

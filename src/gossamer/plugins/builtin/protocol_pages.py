@@ -52,8 +52,11 @@ class Entry:
     modified: int = 0
 
 
-def listing_page(title: str, entries: Iterable[Entry], parent: bool) -> bytes:
-    """The HTML link page of a directory (module docstring); UTF-8 bytes."""
+def listing_page(title: str, entries: Iterable[Entry], parent: bool, limit: int = -1) -> tuple[bytes, str]:
+    """The HTML link page of a directory (module docstring) as UTF-8 bytes, and why it was cut.
+
+    A page longer than ``limit`` bytes (<0: no limit) is cut there: the reason is then ``length``.
+    """
     rows = ['<a href="../">../</a>'] if parent else []
     for entry in sorted(entries, key=lambda e: e.name):
         if entry.name in ("", ".", ".."):
@@ -65,8 +68,11 @@ def listing_page(title: str, entries: Iterable[Entry], parent: bool) -> bytes:
         rows.append(f'<a href="{html.escape(href)}">{html.escape(shown)}</a>{html.escape(size + stamp)}')
     name = html.escape(title)
     body = "<br>\n".join(rows)
-    return (f"<!DOCTYPE html>\n<html><head><title>Index of {name}</title></head>\n"
+    page = (f"<!DOCTYPE html>\n<html><head><title>Index of {name}</title></head>\n"
             f"<body><h1>Index of {name}</h1>\n{body}\n</body></html>\n").encode("utf-8", "surrogateescape")
+    if 0 <= limit < len(page):
+        return page[:limit], "length"
+    return page, ""
 
 
 def http_date(millis: int) -> str:
