@@ -195,11 +195,16 @@ class FetchQueues:
         return sum(1 for q in self.queues.values() if q.items or q.in_progress)
 
 
+LOCAL_FILES_QUEUE = "file://localhost"
+"""The fetch queue of every local ``file:`` URL (one disk, one politeness queue)."""
+
+
 class QueueIdResolver:
     """Queue ids for URLs in ``fetcher.queue.mode``: byHost, byDomain or byIP.
 
     byIP resolves host names with the event loop's ``getaddrinfo`` and caches the
-    answer (also failures) per host, bounded to ``max_entries``.
+    answer (also failures) per host, bounded to ``max_entries``.  ``file:`` URLs (no host:
+    the local filesystem) share the one queue :data:`LOCAL_FILES_QUEUE` in every mode.
     """
 
     def __init__(self, settings: Settings, max_entries: int = 100_000) -> None:
@@ -213,9 +218,12 @@ class QueueIdResolver:
     async def queue_id(self, url: str) -> tuple[str | None, str]:
         """``(queue_id, "")`` or ``(None, reason)`` for a URL without host or a host that does not resolve."""
         try:
-            host = (urlsplit(url).hostname or "").lower()
+            parts = urlsplit(url)
+            host = (parts.hostname or "").lower()
         except ValueError as exc:
             return None, f"malformed URL: {exc}"
+        if parts.scheme.lower() == "file" and host in ("", "localhost"):
+            return LOCAL_FILES_QUEUE, ""
         if not host:
             return None, "URL without host"
         if self.mode == "byhost":
