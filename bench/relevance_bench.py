@@ -31,7 +31,8 @@ robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): 
 Static rank (issue 18): three more work crawls with anchors — ``static_none``
 (``index.static.rank=none``), ``linkrank`` (``webgraph`` and ``linkrank`` with Nutch's defaults, which
 ignore links inside a host or domain, then ``index.static.rank=linkrank``) and ``linkrank_internal``
-(the same with ``link.ignore.internal.host/.domain=false``); ``anchors`` is the OPIC row.
+(the same with ``link.ignore.internal.host/.domain=false``) and ``linkrank_all`` (also
+``link.ignore.limit.page/.domain=false``: every link counts); ``anchors`` is the OPIC row.
 
 Runs: ``gossamer search -d <crawl> --topics topics.tsv --run run-<variant>.txt -n 10`` (measured
 steps), default settings: at most ``searcher.max.hits.per.site`` = 2 hits per site. Metrics, computed
@@ -219,16 +220,34 @@ STATIC_RANKS: dict[str, dict[str, Any]] = {
     "linkrank": {"index.static.rank": "linkrank"},
     "linkrank_internal": {"index.static.rank": "linkrank", "link.ignore.internal.host": False,
                           "link.ignore.internal.domain": False},
+    "linkrank_all": {"index.static.rank": "linkrank", "link.ignore.internal.host": False,
+                     "link.ignore.internal.domain": False, "link.ignore.limit.page": False,
+                     "link.ignore.limit.domain": False},
 }
 """Static-rank variants (each with anchors, like ``anchors``, whose static rank is OPIC's): none; LinkRank of
-the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them counted."""
+the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them kept (but
+one counted inlink per source domain, Nutch's ``link.ignore.limit.domain``); LinkRank with every link counted."""
 
 
-def link_analysis(setup: StepRunner, crawl: Path, variant: str) -> bool:
-    """``webgraph`` then ``linkrank`` over the work crawl (settings from its ``gossamer.toml``)."""
+def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str, Any]) -> bool:
+    """``webgraph`` then ``linkrank`` over the work crawl (settings from its ``gossamer.toml``).
+
+    A graph without nodes (every link ignored by the settings) is recorded in ``facts`` and not
+    scored: the index then gives every page the score of a page outside the graph.
+    """
     gossamer = gossamer_executable()
-    return all(setup.step(f"{variant}_{step}", [gossamer, step, "-d", str(crawl)]) is not None
-               for step in ("webgraph", "linkrank"))
+    built = setup.step(f"{variant}_webgraph", [gossamer, "webgraph", "-d", str(crawl), "--json"])
+    if built is None:
+        return False
+    report = json.loads(built.stdout)
+    facts[variant] = {key: report.get(key) for key in ("nodes", "outlinks", "inlinks", "counters")}
+    if not report.get("nodes"):
+        return True
+    ranked = setup.step(f"{variant}_linkrank", [gossamer, "linkrank", "-d", str(crawl), "--json"])
+    if ranked is not None:
+        facts[variant]["linkrank"] = {key: json.loads(ranked.stdout).get(key)
+                                      for key in ("links", "iterations", "top_score", "seconds")}
+    return ranked is not None
 
 
 def run(opts: BenchOptions) -> dict[str, Any]:
@@ -251,8 +270,10 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         crawls.update({variant: work_crawl(cache, work / f"crawl-{variant}", {**ANCHOR_SETTINGS, **extra})
                        for variant, extra in STATIC_RANKS.items()})
         built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS)}
+        graphs: dict[str, Any] = {}
+        result["graphs"] = graphs
         for variant in ("no_anchors", *STATIC_RANKS):
-            if variant in STATIC_RANKS and "linkrank" in variant and not link_analysis(setup, crawls[variant], variant):
+            if "linkrank" in variant and not link_analysis(setup, crawls[variant], variant, graphs):
                 built[variant] = {"ok": False}
                 continue
             built[variant] = index_steps(setup, crawls[variant], prefix=f"{variant}_",
@@ -301,7 +322,7 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         if a.get(key) is not None and b.get(key):
             result["ratios"] = {"mrr_anchors_vs_no_anchors": round(a[key] / b[key], 3)}
         none = metrics.get("static_none", {})
-        for variant in ("anchors", "linkrank", "linkrank_internal"):
+        for variant in ("anchors", *(v for v in STATIC_RANKS if v.startswith("linkrank"))):
             if none.get(key) and metrics.get(variant, {}).get(key) is not None:
                 name = "opic" if variant == "anchors" else variant
                 result.setdefault("ratios", {})[f"mrr_{name}_vs_no_static_rank"] = round(

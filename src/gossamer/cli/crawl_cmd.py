@@ -46,6 +46,12 @@ class ConsoleListener:
         for line in report.summary_lines():
             typer.echo(line)
 
+    def sitemapped(self, report: Any) -> None:
+        """Print sitemap's summary."""
+        print_errors(report.errors, len(report.errors))
+        for line in report.summary_lines():
+            typer.echo(line)
+
     def round_started(self, number: int, rounds: int) -> None:
         """Print a round header."""
         typer.echo(f"\n== round {number} of {rounds}")
@@ -120,6 +126,9 @@ class JsonListener(ConsoleListener):
     def injected(self, report: InjectReport) -> None:
         """Print nothing."""
 
+    def sitemapped(self, report: Any) -> None:
+        """Print nothing."""
+
     def round_started(self, number: int, rounds: int) -> None:
         """Print nothing."""
 
@@ -161,6 +170,11 @@ def crawl_command(
     threads: Annotated[int | None, typer.Option("-threads", "--threads",
                                                 help="parallel requests in all (fetcher.threads.fetch)")] = None,
     index: Annotated[bool, typer.Option("--index", "-i", help="index the crawl after the last round")] = False,
+    sitemaps: Annotated[bool, typer.Option("--sitemaps", help="before the first round, read the sitemaps that "
+                                                              "each crawldb host's robots.txt names")] = False,
+    sitemap_urls: Annotated[str | None, typer.Option(
+        "-sm", "--sitemap-urls", help="before the first round, read the sitemaps listed in this file or directory"
+    )] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the crawl's report as one JSON object instead of "
                                                          "the step summaries")] = False,
 ) -> None:
@@ -178,6 +192,8 @@ def crawl_command(
       gossamer crawl -d crawl -r 2 -topN 50000 -threads 100
 
       gossamer crawl seeds.txt -d s3://bucket/crawl -r 3 --index --engine spark
+
+      gossamer crawl seeds.txt -d crawl -r 2 --sitemaps
     """
     from gossamer.crawl.cycle import CrawlOptions, crawl
 
@@ -187,11 +203,13 @@ def crawl_command(
     if seeds is None and not (place / "crawldb").is_dir():
         fail(f"no seeds given and {place / 'crawldb'} does not exist")
     seeds_place = place_argument(seeds, settings) if seeds is not None else None
+    sitemap_place = place_argument(sitemap_urls, settings) if sitemap_urls is not None else None
     check_before_crawling(crawl_dir, settings, seeds, seeds_place)
     listener = JsonListener() if as_json else ConsoleListener()
     with user_errors():
         try:
-            report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds_place, index), listener)
+            report = crawl(place, settings, CrawlOptions(rounds, top_n, threads, None, seeds_place, index,
+                                                          sitemaps, sitemap_place), listener)
         finally:
             if listener.live is not None:
                 listener.live.stop()

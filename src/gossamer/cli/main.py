@@ -22,12 +22,14 @@ from gossamer.cli.dedup_cmd import dedup_command
 from gossamer.cli.fetch_cmd import fetch_command
 from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.index_cmd import clean_command, index_command
+from gossamer.cli.indexchecker_cmd import indexchecker_command
 from gossamer.cli.inject_cmd import inject_command
 from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
 from gossamer.cli.linkrank_cmd import linkrank_command, scoreupdater_command
 from gossamer.cli.mergedb_cmd import mergedb_command
 from gossamer.cli.nutchio_cmd import export_nutch_command, import_nutch_command
 from gossamer.cli.parse_cmd import parse_command
+from gossamer.cli.parsechecker_cmd import parsechecker_command
 from gossamer.cli.plugins_cmd import plugins_command
 from gossamer.cli.readdb_cmd import readdb_command
 from gossamer.cli.readseg_cmd import readseg_command
@@ -37,6 +39,7 @@ from gossamer.cli.search_cmd import search_command
 from gossamer.cli.searchnode_cmd import searchnode_command
 from gossamer.cli.serve_cmd import serve_command
 from gossamer.cli.settings_cmd import showproperties_command
+from gossamer.cli.sitemap_cmd import sitemap_command
 from gossamer.cli.sql_cmd import sql_command
 from gossamer.cli.sweep_cmd import clean_tmp_command
 from gossamer.cli.updatedb_cmd import updatedb_command
@@ -78,6 +81,7 @@ def _global(
 
 app.command("crawl")(crawl_command)
 app.command("inject")(inject_command)
+app.command("sitemap")(sitemap_command)
 app.command("readdb")(readdb_command)
 app.command("mergedb")(mergedb_command)
 app.command("readseg")(readseg_command)
@@ -106,6 +110,8 @@ app.command("plugins")(plugins_command)
 app.command("normalizerchecker")(normalizerchecker_command)
 app.command("filterchecker")(filterchecker_command)
 app.command("robotschecker")(robotschecker_command)
+app.command("parsechecker")(parsechecker_command)
+app.command("indexchecker")(indexchecker_command)
 app.command("webdb")(webdb_command)
 app.command("webgraph")(webgraph_command)
 app.command("nodedumper")(nodedumper_command)

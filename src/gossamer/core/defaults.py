@@ -552,7 +552,17 @@ PROPERTIES: tuple[Property, ...] = (
              "Percentiles computed for the numeric fields"),
     # --- Sitemaps ---
     Property("sitemap.strict.parsing", True, "bool",
-             "Reject sitemap URLs outside the sitemap's own path prefix"),
+             "Reject sitemap URLs outside the sitemap's own directory (false: the host rule only)"),
+    Property("sitemap.allow.cross.host", False, "bool",
+             "Accept sitemap URLs of any host (false: only the sitemap's host, or the host whose "
+             "robots.txt announced it)", nutch=False),
+    Property("sitemap.urls.max", 50000, "int",
+             "Entries read from one sitemap or sitemap index (sitemaps.org's limit); the rest are counted",
+             nutch=False),
+    Property("sitemap.index.depth.max", 2, "int",
+             "Levels of sitemap indexes followed below a sitemap given or announced", nutch=False),
+    Property("sitemap.lastmod.refetch", True, "bool",
+             "Make a fetched URL due now when its sitemap lastmod is newer than its last fetch", nutch=False),
     Property("sitemap.url.filter", True, "bool", "Apply URL filters to sitemap URLs"),
     Property("sitemap.url.normalize", True, "bool", "Apply URL normalizers to sitemap URLs"),
     Property("sitemap.url.default.sitemap.xml", True, "bool",

@@ -144,6 +144,7 @@ CHECKS: dict[str, object] = {
     "lang.analyze.max.length": NON_NEGATIVE,
     "hostdb.recheck.interval": NON_NEGATIVE, "hostdb.purge.failed.hosts.threshold": NON_NEGATIVE,
     "hostdb.num.resolvers.threads": POSITIVE, "sitemap.redir.max": NON_NEGATIVE, "sitemap.size.max": POSITIVE,
+    "sitemap.urls.max": POSITIVE, "sitemap.index.depth.max": NON_NEGATIVE,
     # search and the web server
     "searcher.max.hits": MINUS_ONE_OR_MORE, "searcher.max.hits.per.site": NON_NEGATIVE,
     "searcher.hostgrouping.rawhits.factor": AtLeast(1), "searcher.node.timeout": AtLeast(0.01),

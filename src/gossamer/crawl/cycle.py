@@ -1,6 +1,8 @@
 """``crawl``: Nutch's ``bin/crawl`` loop — inject, rounds of generate → fetch → parse → updatedb, index.
 
-With ``--index`` the loop ends with invertlinks → dedup → index (:func:`index_crawl`).
+With ``--index`` the loop ends with invertlinks → dedup → index (:func:`index_crawl`); with
+``--sitemaps`` (or ``--sitemap-urls DIR``, bin/crawl's ``-sm``) the sitemaps are read into
+the crawldb after inject, before the first round.
 
 :func:`crawl` runs the steps in this process, one after the other, on the crawl
 directory's standard layout (``crawldb/``, ``segments/``), and stops after
@@ -51,6 +53,10 @@ class CrawlOptions:
     processes: int | None = None
     seeds: Place | None = None
     index: bool = False
+    sitemaps: bool = False
+    """Before the first round, read the sitemaps of every crawldb host's robots.txt (``sitemap``)."""
+    sitemap_urls: Place | None = None
+    """Before the first round, read the sitemaps listed here (``bin/crawl -sm``)."""
 
 
 class CrawlListener(Protocol):
@@ -58,6 +64,9 @@ class CrawlListener(Protocol):
 
     def injected(self, report: InjectReport) -> None:
         """The seeds were injected."""
+
+    def sitemapped(self, report: Any) -> None:
+        """The sitemaps were read into the crawldb (``--sitemaps``)."""
 
     def round_started(self, number: int, rounds: int) -> None:
         """A round begins."""
@@ -129,6 +138,8 @@ def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
     started = time.monotonic()
     if options.seeds is not None:
         listener.injected(inject(layout.crawldb, options.seeds, settings, InjectOptions()))
+    if options.sitemaps or options.sitemap_urls is not None:
+        listener.sitemapped(_sitemaps(layout, settings, options))
     parse_inline = inline_parse(settings)
     processes = process_count(settings, options.processes)
     unfinished = unfinished_segments(layout)
@@ -158,6 +169,16 @@ def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
         index_crawl(layout, report.segments, settings, listener)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _sitemaps(layout: CrawlLayout, settings: Settings, options: CrawlOptions) -> Any:
+    """``sitemap`` with the crawl's sources and the sitemap.* settings (as bin/crawl's ``-sm``)."""
+    from gossamer.crawl.sitemap import SitemapOptions, sitemap
+
+    return sitemap(layout.crawldb, settings, SitemapOptions(
+        strict=settings.get_bool("sitemap.strict.parsing"), filter=settings.get_bool("sitemap.url.filter"),
+        normalize=settings.get_bool("sitemap.url.normalize"), threads=options.threads,
+        sitemap_urls=options.sitemap_urls, from_crawldb=options.sitemaps or None))
 
 
 def unfinished_segments(layout: CrawlLayout) -> list[Place]:

@@ -5,12 +5,14 @@ run), :class:`IndexOptions`, :class:`IndexReport`, the index directory helpers
 (:class:`IndexDescription`, :func:`live_index`, :func:`shard_of`), an index on another
 filesystem (:class:`IndexTarget` for writers, :class:`IndexCache` for readers) and the schema
 (:data:`CORE_FIELDS`, :func:`analyze`), and what searchers read of a shard (:func:`open_shard`,
-:func:`engine_stats`).  Indexing filters are plugins (:mod:`gossamer.plugins.api`); the built-in
+:func:`engine_stats`), and the document one page would become (:func:`check_document`, for
+``indexchecker``).  Indexing filters are plugins (:mod:`gossamer.plugins.api`); the built-in
 IndexWriter ``indexer-tantivy`` lives here (:mod:`.tantivy_writer`) and registers by entry point.
 """
 
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
 from gossamer.index.cache import IndexCache, local_live_version
+from gossamer.index.check import DocumentCheck, check_document
 from gossamer.index.documents import IndexOptions
 from gossamer.index.indexer import IndexReport, clean, index
 from gossamer.index.schema import CORE_FIELDS, analyze
@@ -26,12 +28,14 @@ __all__ = [
     "open_shard",
     "shard_name",
     "CORE_FIELDS",
+    "DocumentCheck",
     "IndexCache",
     "IndexDescription",
     "IndexOptions",
     "IndexReport",
     "IndexTarget",
     "analyze",
+    "check_document",
     "clean",
     "index",
     "live_index",

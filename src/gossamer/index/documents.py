@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -60,7 +60,8 @@ _DELETE_DB = frozenset(DELETE_DB_STATUSES.to_pylist())
 _DELETE_FETCH = frozenset({CrawlStatus.FETCH_GONE, CrawlStatus.FETCH_REDIR_TEMP, CrawlStatus.FETCH_REDIR_PERM})
 _FETCH_STATUSES = frozenset({CrawlStatus.FETCH_SUCCESS, CrawlStatus.FETCH_RETRY, CrawlStatus.FETCH_NOTMODIFIED,
                              *_DELETE_FETCH})
-ADD, DELETE = 1, 2
+ADD, DELETE, SKIP = 1, 2, 0
+"""Actions of :meth:`DocumentBuilder.document`: add the document, delete it, leave the index alone."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,13 @@ def _datum(row: Mapping[str, Any]) -> CrawlDatum:
                       fetch_interval=row["fetch_interval"] or 0, score=row["score"] or 0.0,
                       signature=row["signature"], modified_time=row["modified_time"] or 0,
                       metadata=dict(row["metadata"] or ()))
+
+
+def indexed_parse(title: str, content_metadata: Iterable[tuple[str, str]] | Mapping[str, str],
+                  parse_metadata: Iterable[tuple[str, str]] | Mapping[str, str], text: str) -> ParseResult:
+    """A successful parse as the index job reads it back from parse_data and parse_text (no outlinks)."""
+    return ParseResult(ParseData(ParseStatusCode.SUCCESS, title, [], dict(content_metadata), dict(parse_metadata)),
+                       ParseText(text))
 
 
 def json_value(value: Any) -> Any:
@@ -222,27 +230,49 @@ class DocumentBuilder:
         if seg.data is None or seg.text is None or seg.data["parse_status"] != ParseStatusCode.SUCCESS:
             ctx.count("skipped_not_parsed")
             return None
-        data = ParseData(ParseStatusCode.SUCCESS, seg.data["title"] or "", [],
-                         dict(seg.data["content_metadata"] or ()), dict(seg.data["parse_metadata"] or ()))
-        words = robots_words(data.parse_metadata.get("robots", ""))
+        parse = indexed_parse(seg.data["title"] or "", seg.data["content_metadata"] or (),
+                              seg.data["parse_metadata"] or (), seg.text)
+        page = IndexInput(url, db, _datum(seg.fetch), parse, inlinks, latest)
+        url, action, doc, reason = self.document(page, ctx.report, node_score)
+        if reason:
+            ctx.count(reason)
+        if action == SKIP:
+            return None
+        return url, action, None if doc is None else json.dumps(doc, default=json_value, ensure_ascii=False)
+
+    def document(self, page: IndexInput, report: Callable[[str], None],
+                 node_score: float | None = None) -> tuple[str, int, dict[str, Any] | None, str]:
+        """What the index does with one fetched and parsed page: ``(url, action, document, reason)``.
+
+        ``page`` is a page whose latest fetch succeeded and whose parse succeeded, its
+        parse data as the index job reads it back (:func:`indexed_parse`).  In order: a
+        robots ``noindex`` deletes it; the ``indexer`` URL chain (``-filter`` /
+        ``-normalize``) may change its URL or skip it; the indexing filters build the
+        document (one returning ``None`` skips it, or deletes it with
+        ``indexer.delete.skipped.by.indexingfilter``); the core fields (``id``, ``boost``,
+        ``segment``, ``site_hash``, ``digest``, ``warc``) are added.  ``action`` is
+        :data:`ADD` (with the document), :data:`DELETE` or :data:`SKIP`; ``reason`` the
+        counter of a page not added (``skipped_robots_noindex``, ``skipped_filtered``,
+        ``skipped_by_<Filter>``), else empty.  URL-chain errors go to ``report``.  Raises
+        ValueError when a filter does (the index job counts it as ``skipped_error``).
+        """
+        url = page.url
+        words = robots_words(page.parse.data.parse_metadata.get("robots", ""))
         if "noindex" in words or "none" in words:
-            ctx.count("skipped_robots_noindex")
-            return url, DELETE, None
+            return url, DELETE, None, "skipped_robots_noindex"
         if self.chain is not None:
-            new_url = self.chain.apply(url, ctx.report)
+            new_url = self.chain.apply(url, report)
             if new_url is None:
-                ctx.count("skipped_filtered")
-                return None
+                return url, SKIP, None, "skipped_filtered"
             url = new_url
-        fetch = _datum(seg.fetch)
-        page = IndexInput(url, db, fetch, ParseResult(data, ParseText(seg.text)), inlinks, latest)
+            page = replace(page, url=url)
         doc: dict[str, Any] | None = {}
         for indexing_filter in self.filters:
             doc = indexing_filter.filter(doc, page)
             if doc is None:
-                ctx.count(f"skipped_by_{type(indexing_filter).__name__}")
-                return (url, DELETE, None) if self.delete_skipped else None
-        return url, ADD, json.dumps(self._core(doc, page, node_score), default=json_value, ensure_ascii=False)
+                return url, DELETE if self.delete_skipped else SKIP, None, \
+                    f"skipped_by_{type(indexing_filter).__name__}"
+        return url, ADD, self._core(doc, page, node_score), ""
 
     def _static_rank(self, doc: dict[str, Any], page: IndexInput, node_score: float | None) -> float:
         """The document's boost, by ``index.static.rank`` (see the module docstring)."""

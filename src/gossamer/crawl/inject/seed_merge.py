@@ -239,9 +239,7 @@ class InjectReducer:
         yield from merged.combine_chunks().to_batches()
 
     def _update_groups(self, rows: pa.RecordBatch, ctx: TaskContext) -> pa.RecordBatch:
-        """``-update`` for URLs with an old row and seed rows: seed metadata, score, interval merged in."""
-        default_score = ctx.settings.get_float("db.score.injected")
-        default_interval = ctx.settings.get_int("db.fetch.interval.default")
+        """``-update`` for URLs with an old row and seed rows: :meth:`_update` merges each pair."""
         out: dict[str, CrawlDatum] = {}
         seeds: dict[str, CrawlDatum] = {}
         for (url, datum), src in zip(batch_to_datums(rows), rows.column("_src").to_pylist(), strict=True):
@@ -249,15 +247,24 @@ class InjectReducer:
                 seeds[url] = datum  # the last seed line wins
             else:
                 out.setdefault(url, datum)  # the first old row wins (several only with -filterNormalizeAll)
-        for url, old in out.items():
+        self._update(out, seeds, ctx)
+        ctx.count("urls_updated", len(out))
+        return datums_to_batch(sorted(out.items()))
+
+    def _update(self, old_rows: dict[str, CrawlDatum], seeds: dict[str, CrawlDatum], ctx: TaskContext) -> None:
+        """Change each old row in place by the seed of its URL: metadata merged, non-default score and interval.
+
+        The one hook a merge job built on this reducer (``sitemap``) overrides.
+        """
+        default_score = ctx.settings.get_float("db.score.injected")
+        default_interval = ctx.settings.get_int("db.fetch.interval.default")
+        for url, old in old_rows.items():
             seed = seeds[url]
             old.merge_metadata(seed.metadata)
             if seed.score != default_score:
                 old.score = seed.score
             if seed.fetch_interval != default_interval:
                 old.fetch_interval = seed.fetch_interval
-        ctx.count("urls_updated", len(out))
-        return datums_to_batch(sorted(out.items()))
 
 
 def _true_count(mask: pa.Array) -> int:
