@@ -13,7 +13,7 @@ license (``cc:license``, else ``dc:rights`` with an ``rdf:resource``) and its wo
 type (``dc:type`` mapped to Nutch's names).  Elements are matched by local name, so
 the old (``web.resource.org/cc/``) and new (``creativecommons.org/ns#``) namespaces
 both work.  Blocks are bounded (:data:`MAX_BLOCKS` of at most :data:`MAX_BLOCK_CHARS`),
-DTDs and entity declarations are refused, and XML that does not parse is ignored.
+DTDs and entities are refused (defusedxml), and XML that does not parse is ignored.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring
 
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RESOURCE = f"{{{RDF_NS}}}resource"
@@ -57,11 +60,9 @@ def _resource(element: ET.Element) -> str:
 
 
 def _read_block(block: str) -> RdfLicense:
-    if "<!DOCTYPE" in block or "<!ENTITY" in block:
-        return RdfLicense()
     try:
-        root = ET.fromstring(block)
-    except ET.ParseError:
+        root = fromstring(block, forbid_dtd=True)
+    except (ET.ParseError, DefusedXmlException):
         return RdfLicense()
     license_url = work_type = ""
     for work in (e for e in root.iter() if _local(e.tag) == "Work"):
