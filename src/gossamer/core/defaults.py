@@ -361,6 +361,12 @@ PROPERTIES: tuple[Property, ...] = (
     Property("mime.type.magic", True, "bool", "Use magic bytes when detecting a content type"),
     Property("metatags.names", ["description", "keywords"], "list",
              "Meta tags copied to parse metadata as metatag.NAME; '*' = all"),
+    Property("headings", ["h1", "h2"], "list",
+             "headings: elements (h1 … h6) whose text goes into parse metadata under their name"),
+    Property("headings.multivalued", False, "bool",
+             "headings: keep the text of every such element (tab-separated), not only the first"),
+    Property("creativecommons.exclude.unlicensed", False, "bool",
+             "creativecommons: a page without a license fails to parse (and is not indexed)"),
     # --- URL normalizers ---
     Property(
         "urlnormalizer.order",
@@ -432,7 +438,7 @@ PROPERTIES: tuple[Property, ...] = (
              "Activate plugins required by active plugins even if not included"),
     Property(
         "plugin.includes",
-        ("protocol-http|urlfilter-regex|parse-(html|text|ooxml|odf|rtf|feed|xml)|"
+        ("protocol-http|urlfilter-regex|parse-(html|text|ooxml|odf|rtf|feed|xml|metatags)|"
          "index-(basic|anchor|more|metadata)|language-identifier|"
          "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",
@@ -694,7 +700,7 @@ NUTCH_ONLY: frozenset[str] = frozenset(
         "scoring.similarity.ngrams", "cosine.goldstandard.file", "scoring.similarity.stopword.file",
         "index.jexl.filter", "index.replace.regexp", "index.geoip.usage", "index.geoip.userid",
         "index.geoip.licensekey", "subcollection.default.fieldname", "subcollection.case.insensitive",
-        "headings", "headings.multivalued", "mimetype.filter.file", "hostdb.crawldatum.processors",
+        "mimetype.filter.file", "hostdb.crawldatum.processors",
         "exchanges.exchanges.file",
         # browsers (Selenium, HtmlUnit)
         "page.load.delay", "take.screenshot", "screenshot.location", "htmlunit.enable.javascript",

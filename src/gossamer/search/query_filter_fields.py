@@ -7,7 +7,11 @@ Each matches without adding to the score (Nutch gave these clauses boost 0):
   of the tokenized url (``url:library/os`` matches ``…/library/os.html``);
 * ``type:`` — a MIME type or one of its parts (``type:html``, ``type:application/pdf``);
 * ``date:YYYYMMDD-YYYYMMDD`` — the ``date`` field (last modified, else fetch time), days inclusive;
-* ``lang:de`` — the ``lang`` field.
+* ``lang:de`` — the ``lang`` field;
+* ``cc:by-sa`` — words of the ``cc`` field in order (Creative Commons license type,
+  version, work type; plugin ``creativecommons-query``);
+* ``tag:python`` — words of the ``tag`` field in order (rel-tag microformat tags;
+  plugin ``microformats-reltag-query``).
 """
 
 from __future__ import annotations
@@ -91,6 +95,29 @@ class LangQueryFilter(_FieldFilter):
         return ctx.raw("lang", clause.raw or "")
 
 
+class FieldWordsQueryFilter(_FieldFilter):
+    """The words of a clause, in order, in the one text field this filter handles (``fields[0]``)."""
+
+    def translate(self, clause: Clause, ctx: QueryContext) -> Any | None:
+        name = self.fields[0]
+        if clause.field != name or name not in ctx.field_names:
+            return None
+        terms = ctx.tokens([clause.raw] if clause.kind == "raw" and clause.raw else clause.tokens)
+        return ctx.filter(ctx.phrase(name, terms)) if terms else None
+
+
+class CCQueryFilter(FieldWordsQueryFilter):
+    """cc: (Creative Commons license features)."""
+
+    fields = ("cc",)
+
+
+class TagQueryFilter(FieldWordsQueryFilter):
+    """tag: (rel-tag microformat tags)."""
+
+    fields = ("tag",)
+
+
 SITE_PLUGIN = PluginInfo(id="query-site", point="QueryFilter", factory=SiteQueryFilter,
                          description="site: — pages of one host; host: — words of the host name",
                          aliases=("SiteQueryFilter",))
@@ -101,3 +128,8 @@ MORE_PLUGIN = PluginInfo(id="query-more", point="QueryFilter", factory=MoreQuery
                          aliases=("TypeQueryFilter", "DateQueryFilter"))
 LANG_PLUGIN = PluginInfo(id="query-lang", point="QueryFilter", factory=LangQueryFilter,
                          description="lang: — pages in one language", aliases=("LanguageQueryFilter",))
+CC_PLUGIN = PluginInfo(id="creativecommons-query", point="QueryFilter", factory=CCQueryFilter,
+                       description="cc: — pages under a license (cc:by-sa, cc:nc, cc:4.0, cc:text)",
+                       aliases=("org.creativecommons.nutch.CCQueryFilter", "CCQueryFilter"))
+TAG_PLUGIN = PluginInfo(id="microformats-reltag-query", point="QueryFilter", factory=TagQueryFilter,
+                        description="tag: — pages with a rel-tag", aliases=("RelTagQueryFilter",))

@@ -8,8 +8,8 @@ What a parse yields (``ParseResult``):
 * ``title``: the first ``<title>`` of the head, white space collapsed;
 * ``outlinks``: see :mod:`~gossamer.plugins.builtin.parse_html_links` (absolute,
   document order, against ``<base href>``); none when the robots meta says ``nofollow``;
-* parse metadata: the ``<meta>`` names and ``metatag.*`` keys
-  (:mod:`~gossamer.plugins.builtin.parse_html_meta`), ``robots``, ``canonical``
+* parse metadata: the ``<meta>`` names (:mod:`~gossamer.plugins.builtin.parse_html_meta`;
+  the ``metatag.*`` keys are the ``parse-metatags`` filter's), ``robots``, ``canonical``
   (``<link rel="canonical">``, absolute), ``caching.forbidden`` (the
   ``parser.caching.forbidden.policy``, for ``noarchive``/``no-cache`` pages),
   ``lang`` (the ``<html lang>`` attribute), ``OriginalCharEncoding`` /
@@ -85,6 +85,20 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
+def document_base(tree: LexborHTMLParser, url: str) -> str:
+    """The URL relative links of ``tree`` resolve against: its ``<base href>`` (made absolute) or ``url``."""
+    head = tree.head
+    node = head.css_first("base[href]") if head is not None else None
+    if node is not None:
+        href = (node.attributes.get("href") or "").strip()
+        if href:
+            try:
+                return urljoin(url, href)
+            except ValueError:
+                pass
+    return url
+
+
 class HtmlParser(Parser):
     """HTML parser (see the module docstring); :meth:`parse_tree` also returns the DOM."""
 
@@ -96,7 +110,7 @@ class HtmlParser(Parser):
         self.max_bytes = settings.get_int("parser.html.max.bytes")
         self.max_depth = settings.get_int("parser.html.max.depth")
         self.caching_policy = settings.get_str("parser.caching.forbidden.policy")
-        self.meta = MetaReader(settings.get_list("metatags.names"))
+        self.meta = MetaReader()
         self.links = LinkExtractor(
             settings.get_list("parser.html.outlinks.ignore_tags"), settings.get_bool("parser.html.form.use_action"),
             settings.get_int("db.max.anchor.length"),
@@ -134,7 +148,7 @@ class HtmlParser(Parser):
         if declared:
             parse_meta.setdefault(HTML_LANG_KEY, declared[:35])
         page_url = content.url
-        base = self._base(tree, content.base_url or page_url)
+        base = document_base(tree, content.base_url or page_url)
         if meta.nofollow:
             outlinks, canonical = [], self.links.canonical(tree, base)
         else:
@@ -159,19 +173,6 @@ class HtmlParser(Parser):
             text = collapse(root.text(separator=" ")) if root is not None else ""
         data_out = ParseData(ParseStatusCode.SUCCESS, title, outlinks, {}, parse_meta, message)
         return ParseResult(data_out, ParseText(text)), tree
-
-    @staticmethod
-    def _base(tree: LexborHTMLParser, url: str) -> str:
-        head = tree.head
-        node = head.css_first("base[href]") if head is not None else None
-        if node is not None:
-            href = (node.attributes.get("href") or "").strip()
-            if href:
-                try:
-                    return urljoin(url, href)
-                except ValueError:
-                    pass
-        return url
 
     @staticmethod
     def _refresh_target(target: str, base: str, page_url: str) -> str:

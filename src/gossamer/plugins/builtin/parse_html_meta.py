@@ -9,14 +9,12 @@
   refreshes the page itself.  ``<meta http-equiv="Pragma" content="no-cache">``
   forbids caching too.
 * Every ``<meta name>`` goes into the parse metadata under its lower-cased name
-  (first value wins), as Nutch's HtmlParser does, and the names listed in
-  ``metatags.names`` (``*`` = all) also under ``metatag.<name>`` (Nutch's
-  parse-metatags; ``index.parse.md`` picks them up).
+  (first value wins), as Nutch's HtmlParser does.  The ``metatag.<name>`` keys are
+  the ``parse-metatags`` HtmlParseFilter's (:mod:`.htmlfilter_metatags`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gossamer.core import robots_words
@@ -59,11 +57,6 @@ def parse_refresh(value: str) -> tuple[int, str] | None:
 class MetaReader:
     """Reads the ``<meta>`` tags of a parsed tree into :class:`MetaDirectives`."""
 
-    def __init__(self, metatag_names: Iterable[str]) -> None:
-        names = {n.strip().lower() for n in metatag_names if n.strip()}
-        self.all_tags = "*" in names
-        self.metatag_names = frozenset(names - {"*"})
-
     def read(self, tree: object) -> MetaDirectives:
         """Directives and tags of every ``<meta>`` element of ``tree`` (a selectolax parser)."""
         found = MetaDirectives()
@@ -78,8 +71,6 @@ class MetaReader:
                 name = name.strip().lower()
                 if name not in tags:
                     tags[name] = content.strip()
-                    if self.all_tags or name in self.metatag_names:
-                        tags["metatag." + name] = content.strip()
                 if name == "robots":
                     words = robots_words(content)
                     if "none" in words:
