@@ -336,7 +336,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Parser plugins run in the parse process itself; others run in a worker process under "
              "parser.timeout and parser.memory.max", nutch=False),
     Property("parser.memory.max", 2048, "int",
-             "Address space of the parse worker process (MiB); <=0 = no cap", nutch=False),
+             "MiB of address space a parse may add to the parse worker process's start-up size; <=0 = no cap",
+             nutch=False),
     Property("parser.skip.truncated", True, "bool", "Do not parse content that was truncated at fetch time"),
     Property("parser.delete.failed.parse", False, "bool",
              "Delete documents whose parse failed from the index"),

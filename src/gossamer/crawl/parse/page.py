@@ -135,7 +135,8 @@ class PageParser:
         self.selector = ParserSelector(active_parsers(repo), settings.get_list("parse.plugin.map"),
                                        settings.get_bool("mime.type.magic"), settings.get_list("parser.size.limits"))
         self.inprocess = frozenset(settings.get_list("parser.inprocess"))
-        self.sandbox = ParseSandbox(settings, [(state.info, state.source) for state in repo.states()])
+        self.sandbox = ParseSandbox(settings, [(state.info, state.source) for state in repo.states()
+                                                if state.info.point == "Parser"])
         self._unsandboxed: set[str] = set()
         self.html_filters: list[HtmlParseFilter] = repo.chain(HtmlParseFilter)
         self.scoring: list[ScoringFilter] = repo.chain(ScoringFilter)

@@ -2,9 +2,9 @@
 
 A pure-Python parser that loops forever cannot be stopped by a thread, and one that
 allocates without bound takes the whole job down with it.  So the parsers not listed in
-``parser.inprocess`` run in a worker process (:mod:`.sandbox_worker`), one per
+``parser.inprocess`` run in a worker process (:mod:`gossamer.plugins.support.parse_worker`), one per
 :class:`~gossamer.crawl.parse.page.PageParser`, started on first use with
-``python -m gossamer.crawl.parse.sandbox_worker`` (a plain subprocess: the parse job's
+``python -c`` calling :func:`gossamer.plugins.support.parse_worker.main` (a plain subprocess: the parse job's
 task processes are daemons and may not use multiprocessing children).
 
 Contract of :meth:`ParseSandbox.parse`: it returns the plugin's ParseResult, or raises
@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import os
 import pickle
-import select
 import subprocess
 import sys
 import time
-from typing import IO, Any
 
 from gossamer.core import Content, Settings
 from gossamer.plugins import ParseResult, PluginInfo
+from gossamer.plugins.support import read_frame, write_frame
 
+_BOOT = "import sys; from gossamer.plugins.support.parse_worker import main; sys.exit(main(sys.argv[1:]))"
 START_SECONDS = 120.0
 """How long a worker may take to import the plugins and say it is ready."""
 
@@ -39,59 +39,33 @@ class ParseLimitError(Exception):
     """A parse stopped by the sandbox or failed in it; ``str()`` is the reason recorded with ``parse_failed``."""
 
 
-def write_frame(stream: IO[bytes], value: Any) -> None:
-    """Send one pickled value (length-prefixed) and flush."""
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(len(data).to_bytes(8, "big") + data)
-    stream.flush()
-
-
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
-    parts: list[bytes] = []
-    while size:
-        remaining = None if deadline is None else deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
-            raise TimeoutError
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            raise TimeoutError
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            raise EOFError
-        parts.append(chunk)
-        size -= len(chunk)
-    return b"".join(parts)
-
-
-def read_frame(fd: int, deadline: float | None = None) -> Any:
-    """Read one value written by :func:`write_frame` from ``fd``.
-
-    ``EOFError`` at the end of input, ``TimeoutError`` when ``deadline`` (monotonic) passes.
-    """
-    size = int.from_bytes(_read_exact(fd, 8, deadline), "big")
-    return pickle.loads(_read_exact(fd, size, deadline))  # noqa: S301 - frames come from our own processes
-
-
 class ParseSandbox:
     """One worker process running parser plugins by id (see the module docstring)."""
 
     def __init__(self, settings: Settings, plugins: list[tuple[PluginInfo, str]] | None = None) -> None:
+        """``plugins``: the Parser plugins the worker may run (``None``: it discovers every entry point)."""
         self.settings = settings
-        try:
-            self._plugins = pickle.dumps(plugins) if plugins is not None else b""
-        except (pickle.PicklingError, AttributeError, TypeError):  # a factory defined in a function, say
-            self._plugins = b""
+        portable: list[tuple[PluginInfo, str]] = []
+        self._by_entry_point: list[str] = []
+        for info, source in plugins or ():
+            try:
+                pickle.dumps(info)
+                portable.append((info, source))
+            except (pickle.PicklingError, AttributeError, TypeError):  # a lambda factory, say
+                self._by_entry_point.append(info.id)
+        self._plugins = pickle.dumps(portable) if plugins is not None else b""
         self.timeout = settings.get_int("parser.timeout")
         self._process: subprocess.Popen[bytes] | None = None
 
     def _start(self) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(  # noqa: S603 - our own module, with this interpreter
-            [sys.executable, "-m", "gossamer.crawl.parse.sandbox_worker", str(os.getpid())],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            [sys.executable, "-c", _BOOT, str(os.getpid())],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)})
         assert process.stdin is not None and process.stdout is not None
         self._process = process
         try:
-            write_frame(process.stdin, (list(sys.path), self.settings, self._plugins))
+            write_frame(process.stdin, (self.settings, self._plugins, self._by_entry_point))
             read_frame(process.stdout.fileno(), time.monotonic() + START_SECONDS)
         except (OSError, EOFError, TimeoutError) as exc:
             self.close()

@@ -102,6 +102,8 @@ class PdfParser(Parser):
     content_types = ("application/pdf",)
 
     def __init__(self, settings: Settings) -> None:
+        import pypdf  # noqa: F401 - imported when the plugin is built, not on the first document
+
         logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken files are reported by status, not logs
 
     def parse(self, content: Content) -> ParseResult:
