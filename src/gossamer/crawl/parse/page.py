@@ -56,7 +56,7 @@ from gossamer.core import (
     now_millis,
 )
 from gossamer.crawl.parse.outlinks import OutlinkFilter
-from gossamer.crawl.parse.parsers import NamedParser, ParserSelector
+from gossamer.crawl.parse.parsers import NamedParser, ParserSelector, active_parsers
 from gossamer.crawl.parse.sandbox import ParseLimitError, ParseSandbox
 from gossamer.plugins import HtmlParseFilter, Parser, ParseResult, PluginRepository, ScoringFilter, Signature
 
@@ -95,18 +95,6 @@ class ParsedPage:
     def outcome(self) -> str:
         """``success``, ``failed`` or ``skipped``."""
         return "failed" if self.failed else "skipped" if self.skipped else "success"
-
-
-def active_parsers(repo: PluginRepository) -> list[NamedParser]:
-    """``(id, instance)`` of every active, configured Parser plugin."""
-    found = []
-    for state in repo.states():
-        if state.info.point == "Parser" and state.active:
-            try:
-                found.append((state.info.id, repo.named(Parser, state.info.id)))
-            except LookupError:  # not configured: it leaves the chain
-                continue
-    return found
 
 
 def content_metadata(content: Content) -> dict[str, str]:

@@ -22,10 +22,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from gossamer.core import Content, canonical_mime, detect_content_type, mime_type_map, most_specific_mime
-from gossamer.plugins import Parser
+from gossamer.plugins import Parser, PluginRepository
 
 NamedParser = tuple[str, Parser]
 """A parser plugin's id and its instance."""
+
+
+def active_parsers(repo: PluginRepository) -> list[NamedParser]:
+    """``(id, instance)`` of every active, configured Parser plugin."""
+    found = []
+    for state in repo.states():
+        if state.info.point == "Parser" and state.active:
+            try:
+                found.append((state.info.id, repo.named(Parser, state.info.id)))
+            except LookupError:  # not configured: it leaves the chain
+                continue
+    return found
 
 
 class ParserSelector:
