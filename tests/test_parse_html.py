@@ -277,8 +277,8 @@ def test_a_failing_parser_gives_parse_failed_and_never_raises() -> None:
 
 
 def test_unparsable_types_truncated_content_and_plain_text() -> None:
-    pdf = parse(page("/d.pdf", b"%PDF-1.4", "application/pdf"))
-    assert pdf.outcome == "skipped" and "no parser for application/pdf" in pdf.skipped
+    pdf = parse(page("/d.png", b"\x89PNG\r\n\x1a\n", "image/png"))
+    assert pdf.outcome == "skipped" and "no parser for image/png" in pdf.skipped
     assert [d.status for _, d in pdf.crawl_parse] == [CrawlStatus.SIGNATURE]
     assert pdf.parse_data.status == ParseStatusCode.NOTPARSED
     cut = parse(page("/t.html", "<p>half", **{"http.content.truncated": "true"}))

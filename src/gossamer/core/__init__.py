@@ -48,6 +48,14 @@ from gossamer.core.metadata import (
     WARC_RECORD_KEY,
     robots_words,
 )
+from gossamer.core.mime import (
+    PARSE_PLUGIN_MAP,
+    canonical_mime,
+    detect_content_type,
+    magic_type,
+    mime_type_map,
+    most_specific_mime,
+)
 from gossamer.core.processes import pid_alive
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
@@ -83,6 +91,12 @@ from gossamer.core.status import (
 from gossamer.core.urls import UrlParts, domain_and_suffix, domain_of, split_url, url_host, url_problem
 
 __all__ = [
+    "PARSE_PLUGIN_MAP",
+    "canonical_mime",
+    "detect_content_type",
+    "magic_type",
+    "mime_type_map",
+    "most_specific_mime",
     "AddressPolicy",
     "Clause",
     "ClauseKind",

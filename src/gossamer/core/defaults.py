@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gossamer.core.address_policy import check_address_entries
+from gossamer.core.mime import PARSE_PLUGIN_MAP, check_size_limits, check_type_map
 from gossamer.core.property import Property
 from gossamer.core.property_checks import CHECKS
 
@@ -307,6 +308,9 @@ PROPERTIES: tuple[Property, ...] = (
              "readseg -dump: convert HTML content from its charset to UTF-8"),
     # --- Parsing ---
     Property("parse.plugin.file", "parse-plugins.xml", "str", "File mapping content types to parser plugins"),
+    Property("parse.plugin.map", list(PARSE_PLUGIN_MAP), "list",
+             "TYPE=ids: parser plugins tried in order for a MIME type (type, family/* or *); parsers declaring "
+             "a type follow", nutch=False, check=check_type_map),
     Property("parse.filter.urls", True, "bool", "Apply URL filters to outlinks found by the parser"),
     Property("parse.normalize.urls", True, "bool", "Apply URL normalizers to outlinks found by the parser"),
     Property("parser.character.encoding.default", "windows-1252", "str",
@@ -331,6 +335,15 @@ PROPERTIES: tuple[Property, ...] = (
         "Lower-case HTML tags after which a newline is added to the text; empty = none",
     ),
     Property("parser.timeout", 30, "int", "Time allowed to parse one document (s); -1 = unlimited"),
+    Property("parser.size.limits", ["*=67108864"], "list",
+             "TYPE=BYTES: largest document a parser gets, per MIME type (type, family/* or *); -1 = no limit",
+             nutch=False, check=check_size_limits),
+    Property("parser.inprocess", ["parse-html", "parse-text"], "list",
+             "Parser plugins run in the parse process itself; others run in a worker process under "
+             "parser.timeout and parser.memory.max", nutch=False),
+    Property("parser.memory.max", 2048, "int",
+             "MiB of address space a parse may add to the parse worker process's start-up size; <=0 = no cap",
+             nutch=False),
     Property("parser.skip.truncated", True, "bool", "Do not parse content that was truncated at fetch time"),
     Property("parser.delete.failed.parse", False, "bool",
              "Delete documents whose parse failed from the index"),
@@ -438,7 +451,7 @@ PROPERTIES: tuple[Property, ...] = (
              "Activate plugins required by active plugins even if not included"),
     Property(
         "plugin.includes",
-        ("protocol-http|urlfilter-regex|parse-(html|text|ooxml|odf|rtf|feed|xml|metatags)|"
+        ("protocol-http|urlfilter-regex|parse-(html|text|pdf|ooxml|odf|rtf|feed|xml|metatags)|"
          "index-(basic|anchor|more|metadata)|language-identifier|"
          "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",

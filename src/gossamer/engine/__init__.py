@@ -28,6 +28,7 @@ from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.engine.sources import TableSource, TextSource
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job, table_lock
 from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, TaskReporter
+from gossamer.engine.task_pool import die_with_parent
 from gossamer.engine.task_runner import default_task_count, run_tasks
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "TextSource",
     "arange",
     "default_task_count",
+    "die_with_parent",
     "run_job",
     "run_table_job",
     "run_tasks",

@@ -151,6 +151,7 @@ class SegmentSink:
             self.warc.close()
             rows["warc_records"] = self.warc.records
         if self.parse_outputs is not None:
+            self.parser.close()
             rows.update(self.parse_outputs.close())
         if self.journal is not None:
             self.journal.close()
@@ -162,6 +163,7 @@ class SegmentSink:
         if self.warc is not None:
             self.warc.close()
         if self.parse_outputs is not None:
+            self.parser.close()
             self.parse_outputs.abort()
         if self.journal is not None:
             self.journal.close()

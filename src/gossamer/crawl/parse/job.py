@@ -134,6 +134,8 @@ def parse_group(segment: Place, settings: Settings, index: int, files: list[Plac
         outputs.abort()
         output.discard()
         raise
+    finally:
+        parser.close()
     reporter.report(report.pages)
     return report
 

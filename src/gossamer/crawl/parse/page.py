@@ -7,8 +7,17 @@ Nutch's ParseUtil, ParseSegment and ParseOutputFormat do together:
 * skips truncated content (``http.content.truncated`` with ``parser.skip.truncated``)
   and content no active parser takes: the page gets a ``notparsed`` parse_data row
   and only a ``signature`` datum (the signature of the raw content);
-* picks the Parser plugin by content type (:mod:`.parsers`), runs it and, for HTML,
-  the HtmlParseFilter chain on its DOM;
+* detects the content type (:mod:`gossamer.core.mime`; when it differs from the declared
+  one, the content metadata's ``Content-Type`` becomes the detected type and the declared
+  value is kept under :data:`DECLARED_TYPE_KEY`), refuses a document larger than
+  ``parser.size.limits`` allows for its type (``parse_failed``), and runs the candidate
+  Parser plugins of the type (:mod:`.parsers`) in order until one succeeds: those in
+  ``parser.inprocess`` in this process (for HTML with the HtmlParseFilter chain on its
+  DOM), the others in the worker process of :mod:`.sandbox`, under ``parser.timeout`` and
+  ``parser.memory.max``.  A timeout, memory exhaustion or crash of the worker ends the
+  page's parse (``parse_failed`` with that reason); a parser that raises or reports
+  failure passes the document to the next candidate, and when none is left the reasons
+  of all are the page's;
 * sets the content metadata (response headers, then the fetcher's metadata, then
   ``nutch.content.digest``), runs ``ScoringFilter.pass_score_after_parsing`` and the
   configured Signature (``db.signature.class``);
@@ -43,16 +52,20 @@ from gossamer.core import (
     ParseStatusCode,
     ParseText,
     Settings,
+    canonical_mime,
     now_millis,
 )
 from gossamer.crawl.parse.outlinks import OutlinkFilter
-from gossamer.crawl.parse.parsers import ParserSelector
+from gossamer.crawl.parse.parsers import NamedParser, ParserSelector, active_parsers
+from gossamer.crawl.parse.sandbox import ParseLimitError, ParseSandbox
 from gossamer.plugins import HtmlParseFilter, Parser, ParseResult, PluginRepository, ScoringFilter, Signature
 
 LOG = logging.getLogger(__name__)
 
 TRUNCATED = "http.content.truncated"
 """Content metadata flag the protocol sets on cut content (Nutch's Response.TRUNCATED_CONTENT)."""
+DECLARED_TYPE_KEY = "Content-Type-Declared"
+"""Content metadata key of the declared Content-Type when detection chose another type."""
 PERM_REFRESH_TIME = 5
 """A meta refresh of at least this many seconds counts as a permanent redirect (Nutch's Fetcher)."""
 
@@ -93,6 +106,13 @@ def content_metadata(content: Content) -> dict[str, str]:
     return meta
 
 
+def describe(exc: BaseException) -> str:
+    """``ValueError: bad file`` (the type alone when the message is empty); the sandbox's reasons as they are."""
+    if isinstance(exc, ParseLimitError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 class PageParser:
     """Process-local page parser: plugin chains and caches are built once (see the module docstring)."""
 
@@ -100,7 +120,12 @@ class PageParser:
         repo = repository if repository is not None else PluginRepository(settings)
         self.settings = settings
         self.load_errors = list(repo.load_errors)
-        self.selector = ParserSelector(repo.chain(Parser), settings.get_bool("mime.type.magic"))
+        self.selector = ParserSelector(active_parsers(repo), settings.get_list("parse.plugin.map"),
+                                       settings.get_bool("mime.type.magic"), settings.get_list("parser.size.limits"))
+        self.inprocess = frozenset(settings.get_list("parser.inprocess"))
+        self.sandbox = ParseSandbox(settings, [(state.info, state.source) for state in repo.states()
+                                                if state.info.point == "Parser"])
+        self._unsandboxed: set[str] = set()
         self.html_filters: list[HtmlParseFilter] = repo.chain(HtmlParseFilter)
         self.scoring: list[ScoringFilter] = repo.chain(ScoringFilter)
         try:
@@ -124,6 +149,10 @@ class PageParser:
             except Exception as exc:  # noqa: BLE001 - Nutch logs scoring failures and goes on
                 LOG.warning("%s: could not pass score before parsing: %s", url, exc)
 
+    def close(self) -> None:
+        """Stop the parse worker process, if one runs (a later parse starts it again)."""
+        self.sandbox.close()
+
     def parse(self, url: str, fetch_datum: CrawlDatum, content: Content) -> ParsedPage:
         """Parse one fetched page; never raises for bad content (a failure is a ``failed`` page)."""
         meta = content_metadata(content)
@@ -131,15 +160,46 @@ class PageParser:
             if self.skip_truncated and content.metadata.get(TRUNCATED, "").lower() == "true":
                 return self._unparsed(url, content, meta, "truncated content (parser.skip.truncated)")
             mime = self.selector.content_type(content)
-            parser = self.selector.parser_for(mime)
-            if parser is None:
-                return self._unparsed(url, content, meta, f"no parser for {mime or 'unknown content type'}")
-            return self._parse(url, content, meta, parser)
+            if mime != canonical_mime(content.content_type):
+                if content.content_type:
+                    meta[DECLARED_TYPE_KEY] = content.content_type
+                meta["Content-Type"] = mime
+            candidates = self.selector.candidates(mime)
+            if not candidates:
+                return self._unparsed(url, content, meta, f"no parser for {mime}")
+            limit = self.selector.size_limit(mime)
+            if 0 <= limit < len(content.content):
+                return self._failed(url, fetch_datum, content, meta, f"too large: {len(content.content)} bytes, "
+                                    f"parser.size.limits allows {limit} for {mime}")
+            return self._parse(url, content, meta, self._first_success(content, candidates))
         except Exception as exc:  # noqa: BLE001 - any failure of a parser plugin is this page's failure
-            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            return self._failed(url, fetch_datum, content, meta, reason)
+            return self._failed(url, fetch_datum, content, meta, describe(exc))
 
-    def _run_parser(self, content: Content, parser: Parser) -> ParseResult:
+    def _first_success(self, content: Content, candidates: list[NamedParser]) -> ParseResult:
+        reasons = []
+        for plugin_id, parser in candidates:
+            try:
+                result = self._run_parser(content, plugin_id, parser)
+            except ParseLimitError as exc:
+                if str(exc).startswith(("timeout", "out of memory", "parser process")):
+                    raise  # the document itself is hostile: no other parser gets it
+                reasons.append(f"{plugin_id}: {exc}")
+                continue
+            except Exception as exc:  # noqa: BLE001 - the next candidate may read it
+                reasons.append(f"{plugin_id}: {describe(exc)}")
+                continue
+            if result.data.status == ParseStatusCode.SUCCESS:
+                return result
+            reasons.append(f"{plugin_id}: {result.data.status_message or result.data.status.name.lower()}")
+        raise ParseLimitError(reasons[0].partition(": ")[2] if len(reasons) == 1 else "; ".join(reasons))
+
+    def _run_parser(self, content: Content, plugin_id: str, parser: Parser) -> ParseResult:
+        if plugin_id not in self.inprocess and plugin_id not in self._unsandboxed:
+            try:
+                return self.sandbox.parse(plugin_id, content)
+            except LookupError:  # the worker cannot load it: run it here
+                LOG.warning("parser %s cannot run in the parse worker process; running it in this one", plugin_id)
+                self._unsandboxed.add(plugin_id)
         parse_tree = getattr(parser, "parse_tree", None)
         if self.html_filters and parse_tree is not None:
             result, tree = parse_tree(content, keep_tree=True)
@@ -148,11 +208,8 @@ class PageParser:
             return result
         return parser.parse(content)
 
-    def _parse(self, url: str, content: Content, meta: dict[str, str], parser: Parser) -> ParsedPage:
-        result = self._run_parser(content, parser)
+    def _parse(self, url: str, content: Content, meta: dict[str, str], result: ParseResult) -> ParsedPage:
         data = result.data
-        if data.status != ParseStatusCode.SUCCESS:
-            raise ValueError(data.status_message or f"parser returned status {data.status.name.lower()}")
         data.content_metadata = {**meta, **data.content_metadata} if data.content_metadata else meta
         for scorer in self.scoring:
             try:

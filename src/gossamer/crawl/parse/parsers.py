@@ -1,80 +1,90 @@
-"""Which Parser plugin reads a document: by content type, as Nutch's ParserFactory picks one.
+"""Which Parser plugins read a document, in which order, and how large it may be.
 
-The MIME type is the ``Content-Type`` value without parameters, lower-cased.  When
-it is missing or says nothing (``application/octet-stream`` and the like) and
-``mime.type.magic`` is on, the first bytes are sniffed for HTML (the markers of
-the HTML standard's sniffing rules) and the URL's extension is consulted
-(``.html``/``.htm``/``.xhtml``/``.txt``).  Among the active Parser plugins, one
-listing the exact type wins over one listing ``type/*``, which wins over ``*``;
-ties go to the plugin with the smaller id.  Choices are cached per type.
+The content type is :func:`gossamer.core.mime.detect_content_type`'s: the declared type, the URL's
+extension and, with ``mime.type.magic``, the leading bytes (Nutch's MimeUtil).
+
+The candidates for a type are, as Nutch's ``parse-plugins.xml`` orders them:
+
+1. the plugin ids ``parse.plugin.map`` lists for the most specific of its keys that
+   matches — the type itself, else its family (``text/*``), else ``*`` — in the
+   order listed, skipping ids that are not active;
+2. then every other active Parser plugin that declares the type in its
+   ``content_types`` (exact type, then ``family/*``, then ``*``; ties by id).  So a
+   third-party parser plugs in by declaring its types, without editing the map.
+
+The parse runs the candidates in order until one succeeds.  ``parser.size.limits``
+gives the largest document (bytes) each type may be, by the same most-specific-key
+rule; a larger document is not handed to any parser.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from gossamer.core import Content
-from gossamer.plugins import Parser
+from gossamer.core import Content, canonical_mime, detect_content_type, mime_type_map, most_specific_mime
+from gossamer.plugins import Parser, PluginRepository
 
-GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream", "application/unknown",
-                           "unknown/unknown", "application/x-unknown-content-type", "content/unknown"})
-"""Content types that name no format: the bytes decide (with mime.type.magic)."""
-
-_HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<script", b"<iframe", b"<h1",
-                 b"<div", b"<font", b"<table", b"<a ", b"<style", b"<br", b"<p>", b"<p ", b"<!--")
-_EXTENSIONS = {"html": "text/html", "htm": "text/html", "xhtml": "application/xhtml+xml", "txt": "text/plain"}
+NamedParser = tuple[str, Parser]
+"""A parser plugin's id and its instance."""
 
 
-def mime_of(content_type: str) -> str:
-    """``text/html; charset=x`` → ``text/html``."""
-    return content_type.partition(";")[0].strip().lower()
-
-
-def sniff(data: bytes) -> str | None:
-    """``text/html`` when the document starts like HTML (after white space and a BOM), else ``None``."""
-    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n\x0c").lower()
-    if head.startswith(b"<?xml") and b"<html" in head:
-        return "application/xhtml+xml"
-    if head.startswith(_HTML_MARKERS):
-        return "text/html"
-    return None
-
-
-def guess_from_url(url: str) -> str | None:
-    """Type implied by the URL path's extension (a few text formats only), or ``None``."""
-    path = url.partition("?")[0].partition("#")[0]
-    name = path.rsplit("/", 1)[-1]
-    if "." not in name:
-        return None
-    return _EXTENSIONS.get(name.rsplit(".", 1)[1].lower())
+def active_parsers(repo: PluginRepository) -> list[NamedParser]:
+    """``(id, instance)`` of every active, configured Parser plugin."""
+    found = []
+    for state in repo.states():
+        if state.info.point == "Parser" and state.active:
+            try:
+                found.append((state.info.id, repo.named(Parser, state.info.id)))
+            except LookupError:  # not configured: it leaves the chain
+                continue
+    return found
 
 
 class ParserSelector:
-    """Maps documents to Parser plugins (see the module docstring)."""
+    """Maps documents to their candidate Parser plugins and size limit (see the module docstring)."""
 
-    def __init__(self, parsers: Sequence[Parser], magic: bool = True) -> None:
-        self.parsers = list(parsers)
+    def __init__(self, parsers: Sequence[NamedParser], plugin_map: Iterable[str] = (), magic: bool = True,
+                 size_limits: Iterable[str] = ()) -> None:
+        self.parsers = sorted(parsers, key=lambda pair: pair[0])
+        self.plugin_map = {key: value.replace(",", " ").split() for key, value in mime_type_map(plugin_map).items()}
         self.magic = magic
-        self._cache: dict[str, Parser | None] = {}
+        self.limits = {key: int(value) for key, value in mime_type_map(size_limits).items()}
+        self._declared = [(plugin_id, parser, {canonical_mime(t) if "/" in t and not t.endswith("/*") else t.lower()
+                                               for t in parser.content_types})
+                          for plugin_id, parser in self.parsers]
+        self._cache: dict[str, list[NamedParser]] = {}
 
     def content_type(self, content: Content) -> str:
-        """The MIME type used to choose a parser for ``content``."""
-        mime = mime_of(content.content_type)
-        if mime in GENERIC_TYPES and self.magic:
-            return sniff(content.content) or guess_from_url(content.url) or mime
-        return mime
+        """The effective MIME type of ``content`` (:func:`gossamer.core.mime.detect_content_type`)."""
+        return detect_content_type(content.content_type, content.url, content.content, self.magic)
 
-    def parser_for(self, mime: str) -> Parser | None:
-        """The parser for ``mime``, or ``None`` when no active parser takes it."""
+    def size_limit(self, mime: str) -> int:
+        """Largest document of type ``mime`` a parser gets, in bytes; ``-1`` = no limit."""
+        limit = most_specific_mime(self.limits, mime)
+        return -1 if limit is None else limit
+
+    def candidates(self, mime: str) -> list[NamedParser]:
+        """The parsers to try for ``mime``, in order; empty when no active parser takes it."""
         if mime in self._cache:
             return self._cache[mime]
-        best: tuple[int, Parser] | None = None
+        by_id = dict(self.parsers)
+        chosen: dict[str, Parser] = {}
+        for plugin_id in most_specific_mime(self.plugin_map, mime) or ():
+            if plugin_id in by_id:
+                chosen.setdefault(plugin_id, by_id[plugin_id])
         family = mime.partition("/")[0] + "/*"
-        for parser in self.parsers:
-            types = {t.strip().lower() for t in parser.content_types}
+        ranked = []
+        for plugin_id, parser, types in self._declared:
             rank = 0 if mime in types else 1 if family in types else 2 if "*" in types else None
-            if rank is not None and (best is None or rank < best[0]):
-                best = (rank, parser)
-        chosen = best[1] if best is not None else None
-        self._cache[mime] = chosen
-        return chosen
+            if rank is not None:
+                ranked.append((rank, plugin_id, parser))
+        for _, plugin_id, parser in sorted(ranked, key=lambda item: (item[0], item[1])):
+            chosen.setdefault(plugin_id, parser)
+        result = list(chosen.items())
+        self._cache[mime] = result
+        return result
+
+    def parser_for(self, mime: str) -> Parser | None:
+        """The first candidate for ``mime``, or ``None``."""
+        found = self.candidates(mime)
+        return found[0][1] if found else None
