@@ -505,6 +505,12 @@ PROPERTIES: tuple[Property, ...] = (
     Property("indexingfilter.order", "", "str",
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
+    Property("index.analysis.fields", ["title", "anchor", "content"], "list",
+             "Text fields that get a stemmed, case- and accent-folded shadow field <field>_stem (by the "
+             "page's language); empty = no shadow fields", nutch=False),
+    Property("index.analysis.default.language", "en", "str",
+             "Stemmer language (ISO 639-1) of a page whose language is unknown or has no Snowball stemmer; "
+             "empty = fold only", nutch=False),
     Property("index.static.rank", "scoring", "str",
              "The search's static rank (document boost): scoring (the scoring filters, OPIC's score^0.5), "
              "linkrank (the page's score in <crawl>/webgraph after gossamer linkrank; the crawldb score is not "
@@ -626,6 +632,18 @@ PROPERTIES: tuple[Property, ...] = (
     Property("query.title.boost", 1.5, "float", "Boost of matches in the title field", nutch=False),
     Property("query.host.boost", 2.0, "float", "Boost of matches in the host field", nutch=False),
     Property("query.content.boost", 1.0, "float", "Boost of matches in the content field", nutch=False),
+    Property("query.stem.boost", 0.5, "float",
+             "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "
+             "stemmed matching at query time", nutch=False),
+    Property("query.stem.languages", ["en"], "list",
+             "Languages (ISO 639-1) whose Snowball stemmers stem query words for the shadow fields; a word's "
+             "distinct stems are alternatives", nutch=False),
+    Property("query.soft", True, "bool",
+             "Soft matching: a query whose pages lack one of its bare words still ranks them (second tier, "
+             "scored with a coordination factor); false = every word required, as in Nutch", nutch=False),
+    Property("query.coord.power", 2.0, "float",
+             "Coordination factor of a page missing bare query words: (idf-weighted share of the words "
+             "matched) ^ this", nutch=False),
     # --- Web server (gossamer serve) ---
     Property("web.url.max.length", 8192, "int",
              "Longest path + query (bytes) the web interface accepts; longer requests get 414; <=0 = no limit",

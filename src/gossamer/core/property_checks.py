@@ -155,6 +155,7 @@ CHECKS: dict[str, object] = {
     "searcher.filter.cache.size": NON_NEGATIVE, "searcher.filter.cache.threshold": FRACTION,
     **_each(("query.phrase.boost", "query.url.boost", "query.anchor.boost", "query.title.boost",
              "query.host.boost", "query.content.boost"), NON_NEGATIVE),
+    "query.stem.boost": NON_NEGATIVE, "query.coord.power": NON_NEGATIVE,
     "web.connections.max": POSITIVE, "web.keepalive.timeout": POSITIVE,
     # engine and storage
     "engine": one_of("local", "spark"), "engine.local.workers": NON_NEGATIVE, "engine.local.inline.mb": NON_NEGATIVE,
