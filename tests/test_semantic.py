@@ -111,7 +111,7 @@ def test_explain_shows_both_parts_and_filters_stay_text_only(crawls: dict[int, t
         assert detail is not None and detail["leaves"]
         part = detail["semantic"]
         assert part["text_rank"] == 1 and part["semantic_rank"] >= 1 and -1 <= part["similarity"] <= 1
-        assert part["score"] == pytest.approx(hit.score) and "text_rank" in part["formula"]
+        assert part["score"] == pytest.approx(hit.score) and "cosine" in part["formula"]
         # a field clause: the nearest pages are not filtered, so only the text ranking counts
         filtered = broker.search("site:db.test index", 5).hits
         assert {h.url for h in filtered} <= {"http://db.test/create-index", "http://db.test/vacuum"}

@@ -8,6 +8,8 @@ shards, ``index.shards`` of them).  ``write`` replaces a URL's document in its
 shard (delete by ``id`` then add), ``delete`` removes it, ``commit`` commits
 every shard and installs the version atomically (see :mod:`gossamer.index.store`).
 ``close`` without ``commit`` drops the staging version; the live index is unchanged.
+With ``search.semantic=true`` each shard also gets its page vectors
+(:mod:`gossamer.index.vectors`), written into the staging version before it is marked complete.
 
 An existing index keeps its shard count; a different ``index.shards`` is
 reported and ignored (re-index into a new directory to re-shard).  An index

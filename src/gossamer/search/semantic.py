@@ -12,7 +12,7 @@ score is the cosine.  The broker fuses the two rankings (:class:`Fusion`):
   (a missing part adds 0);
 * ``linear`` — ``text_score / best_text_score + w × cosine``.
 
-Cosine similarity and the global BM25 score do not depend on how the index is
+Cosine similarity (rounded to 6 decimals) and the global BM25 score do not depend on how the index is
 split, and both rankings are cut at the same depth whatever the split, so the
 fused ranking is the same on 1 shard, N shards and N search nodes.
 
@@ -89,7 +89,7 @@ class SemanticIndex:
         scores = self.matrix @ vector
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
-        found = [(float(scores[i]), int(self.shard_of_row[i]), self.ids[i]) for i in top]
+        found = [(_rounded(scores[i]), int(self.shard_of_row[i]), self.ids[i]) for i in top]
         found.sort(key=lambda hit: (-hit[0], hit[2]))
         return found
 
@@ -99,7 +99,16 @@ class SemanticIndex:
         if self._rows is None:
             self._rows = {u: i for i, u in enumerate(self.ids)}
         row = self._rows.get(url)
-        return None if row is None else float(self.matrix[row] @ vector)
+        return None if row is None else _rounded(self.matrix[row] @ vector)
+
+
+def _rounded(cosine: float) -> float:
+    """A cosine rounded to 6 decimals.
+
+    float32 products over differently split matrices may differ in the last bits, and the fused
+    score must not depend on the split.
+    """
+    return round(float(cosine), 6)
 
 
 def neighbour_candidates(nearest: list[tuple[float, int, str]], shards: dict[int, Any],
