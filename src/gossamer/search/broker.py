@@ -208,17 +208,11 @@ class Broker:
         assert self.fusion is not None
         pages = self._fused_pages(text, stats, live, 0, failures)
         fused = self.fusion.fuse(pages)
-        wanted = [(i, c) for i, c, _ in fused]
-        by_backend: dict[int, list[int]] = {}
-        for position, (i, _) in enumerate(wanted):
-            by_backend.setdefault(i, []).append(position)
-        answers = self._all(lambda i, b: b.details([wanted[p][1] for p in by_backend[i]], text),
-                            sorted(by_backend), failures)
+        details = self._details_at(text, [(i, c) for i, c, _ in fused], failures)
         entry: dict[str, Any] = {}
-        for i, details in answers.items():
-            for position, detail in zip(by_backend[i], details, strict=True):
-                if detail.url == url:
-                    entry = dict(fused[position][2], fused_rank=position + 1)
+        for position, detail in details.items():
+            if detail.url == url:
+                entry = dict(fused[position][2], fused_rank=position + 1)
         entry.setdefault("similarity", result.get("similarity"))
         entry["formula"] = self.fusion.describe()
         return entry
@@ -229,19 +223,21 @@ class Broker:
         merged = group_by_site([c for i in live for c in pages[i].candidates], per_site)
         return [(tagged[id(c)], c) for c in merged]
 
-    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], capped: set[int],
-                 failures: dict[int, str]) -> list[Hit]:
+    def _details_at(self, text: str, page_hits: list[tuple[int, Candidate]],
+                    failures: dict[int, str]) -> dict[int, HitDetails]:
+        """Details of each (backend, candidate) by its position (positions of failed backends are missing)."""
         by_backend: dict[int, list[int]] = {}
         for position, (i, _) in enumerate(page_hits):
             by_backend.setdefault(i, []).append(position)
         answers = self._all(lambda i, b: b.details([page_hits[p][1] for p in by_backend[i]], text),
                            sorted(by_backend), failures)
-        found: dict[int, Hit] = {}
-        for i, details in answers.items():
-            for position, detail in zip(by_backend[i], details, strict=True):
-                candidate = page_hits[position][1]
-                found[position] = Hit(detail, candidate.score, candidate.site in capped, i)
-        return [found[p] for p in range(len(page_hits)) if p in found]
+        return {position: detail for i, details in answers.items()
+                for position, detail in zip(by_backend[i], details, strict=True)}
+
+    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], capped: set[int],
+                 failures: dict[int, str]) -> list[Hit]:
+        found = self._details_at(text, page_hits, failures)
+        return [Hit(found[p], c.score, c.site in capped, i) for p, (i, c) in enumerate(page_hits) if p in found]
 
 
 def _sites_at_cap(ranking: list[tuple[int, Candidate]], per_site: int) -> set[int]:
