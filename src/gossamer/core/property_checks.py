@@ -101,6 +101,9 @@ CHECKS: dict[str, object] = {
     "http.robots.503.defer.visits.retries": NON_NEGATIVE, "http.proxy.port": Between(1, 65535),
     "http.proxy.type": one_of("HTTP", "SOCKS"),
     "index.static.rank": one_of("scoring", "linkrank", "none"),
+    "search.semantic.fusion": one_of("rrf", "linear"), "search.semantic.page.chars": NON_NEGATIVE,
+    "search.semantic.candidates": POSITIVE, "search.semantic.weight": NON_NEGATIVE,
+    "search.semantic.rrf.k": NON_NEGATIVE,
     # crawldb, schedules, scores, signatures
     "db.fetch.interval.default": POSITIVE, "db.fetch.interval.max": POSITIVE, "db.fetch.retry.max": NON_NEGATIVE,
     "db.fetch.schedule.adaptive.inc_rate": FRACTION, "db.fetch.schedule.adaptive.dec_rate": FRACTION,

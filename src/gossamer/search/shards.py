@@ -58,6 +58,7 @@ from gossamer.search.scoring import (
     max_partial_coordination,
     ratio_bound,
 )
+from gossamer.search.semantic import SemanticIndex, neighbour_candidates, query_vector
 from gossamer.store import Place, TableError, as_place
 
 LOG = logging.getLogger(__name__)
@@ -154,10 +155,23 @@ class ShardSet:
         self.shards = shards
         self.schema = shards[0].index.schema if shards else None
         self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
+        self._semantic: SemanticIndex | None = None
+        self._semantic_source: tuple[Path, tuple[int, ...]] | None = (live, tuple(numbers))
         self.generation = f"{live.stat().st_ino}-{description.created}"
         self._version = (str(live), description.created)
         if self.cache is not None:
             self.cache.prune({self._key})
+
+    @property
+    def semantic(self) -> SemanticIndex | None:
+        """The page vectors of these shards, loaded on first use (``None``: the index has none)."""
+        source = self._semantic_source
+        if source is not None:
+            with self._lock:
+                if self._semantic_source is not None:
+                    self._semantic = SemanticIndex.open(*source, self.settings.get_str("search.semantic.model"))
+                    self._semantic_source = None
+        return self._semantic
 
     def refresh(self) -> None:
         """Reopen the index if a newer version was installed (cheap).
@@ -222,8 +236,11 @@ class ShardSet:
         base = shard.engine if engine else shard.real
         return Stats(base.docs, dict(base.tokens), df)
 
-    def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
+    def search(self, text: str, want: int, per_site: int, stats: Stats, semantic: int = 0) -> SearchPage:
         """The best ``want`` candidates of these shards (≤ ``per_site`` per site; 0 = no limit), by global score.
+
+        With ``semantic > 0`` and page vectors in the index, the page also carries
+        the ``semantic`` pages nearest to the query (:mod:`gossamer.search.semantic`).
 
         Each shard searches with its own engine query — leaf boosts scaled to the
         global idf — first the all-words tier, then the soft second tier (if the
@@ -259,7 +276,17 @@ class ShardSet:
                 wants[number] += extra
         page.candidates = merged[:want]
         page.total = sum(totals.values())
+        if semantic > 0:
+            page.neighbours = self._neighbours(parsed, semantic)
         return page
+
+    def _neighbours(self, parsed: Query, k: int) -> list[Candidate]:
+        """The ``k`` pages nearest to a plain query's embedding ([] without vectors or for other queries)."""
+        vector = query_vector(parsed, self.semantic.model) if self.semantic is not None else None
+        if vector is None or self.semantic is None:
+            return []
+        return neighbour_candidates(self.semantic.nearest(vector, k), {s.number: s for s in self.shards},
+                                    self.schema)
 
     def _search_shard(self, shard: Shard, tiers: Sequence[tuple[tantivy.Query, float, bool]], scorer: _Scorer,
                       want: int, per_site: int) -> tuple[list[Candidate], int]:
@@ -366,6 +393,9 @@ class ShardSet:
                 if matched and built.scoring is not None else []
             power = self.settings.get_float("query.coord.power")
             result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power))
-            result["matches"] = matched
+            result["matches"] = bool(matched)
+            vector = query_vector(self._parse(text), self.semantic.model) if self.semantic is not None else None
+            if vector is not None and self.semantic is not None:
+                result["similarity"] = self.semantic.similarity(vector, url)
             return result
         return None
