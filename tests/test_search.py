@@ -164,3 +164,9 @@ def test_search_cli_and_trec_batch(cli, crawls, tmp_path: Path) -> None:
     assert [line[0] for line in lines] == ["q1", "q1", "q2", "q2", "q2"]
     assert all(line[1] == "Q0" and line[5] == "gossamer" for line in lines)
     assert [int(line[3]) for line in lines if line[0] == "q2"] == [1, 2, 3]
+    grouped = tmp_path / "grouped.txt"
+    assert cli("search", "-d", crawl, "--topics", topics, "--run", grouped, "-n", "3", "--per-site", "1",
+               "-D", "http.agent.name=t").code == 0
+    hosts = [line.split()[2].split("/")[2] for line in grouped.read_text().splitlines() if line.startswith("q2 ")]
+    plain = [line[2].split("/")[2] for line in lines if line[0] == "q2"]
+    assert len(hosts) == len(set(hosts)) and len(plain) > len(set(plain))  # batch: no site grouping by default
