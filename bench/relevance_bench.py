@@ -1,4 +1,4 @@
-"""The ``relevance`` benchmark: 100 navigational queries over the indexed doc web, with and without anchor text.
+"""The ``relevance`` benchmark: 100 navigational and 100 topical queries over the indexed doc web.
 
 Issue 5, point 7. Setup as for ``search`` (:mod:`bench.doc_index`): the cached crawl, then two work
 crawls over the same segments — ``anchors``: invertlinks with ``linkdb.ignore.internal.links=false``,
@@ -28,6 +28,12 @@ finds it), round-robin over the sources: 100 queries over the six sources are 17
 its turns to the others). git.web.test's command pages (``git-<cmd>.html``) would be a natural source, but its
 robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): not crawled.
 
+Topical queries (issue 20): as many again, over the same reference pages, described in other words than
+the title by the rule of :mod:`bench.topical_queries`; ``kind`` tells them apart and every metric is
+also reported per kind and per host (source). The ``nutch_links`` variant inverts links with Nutch's
+``linkdb.ignore.internal.links=true``; the ``anchors_per_site_2`` run searches the ``anchors`` index with
+``--per-site 2`` (batch mode groups by site only when asked, since issue 20).
+
 Static rank (issue 18): three more work crawls with anchors — ``static_none``
 (``index.static.rank=none``), ``linkrank`` (``webgraph`` and ``linkrank`` with Nutch's defaults, which
 ignore links inside a host or domain, then ``index.static.rank=linkrank``) and ``linkrank_internal``
@@ -35,7 +41,7 @@ ignore links inside a host or domain, then ``index.static.rank=linkrank``) and `
 ``link.ignore.limit.page/.domain=false``: every link counts); ``anchors`` is the OPIC row.
 
 Runs: ``gossamer search -d <crawl> --topics topics.tsv --run run-<variant>.txt -n 10`` (measured
-steps), default settings: at most ``searcher.max.hits.per.site`` = 2 hits per site. Metrics, computed
+steps), default settings: batch mode, no site grouping. Metrics, computed
 here (:func:`evaluate`; exact, no library): for each query the rank r of the first acceptable URL in
 the run's top 10 (none: 0 credit); RR@10 = 1/r; MRR@10 = mean RR@10 over all 100 queries (queries
 without a hit count 0); success@k = share of queries with an acceptable URL at rank <= k (k = 1, 10).
@@ -62,7 +68,8 @@ from bench.steps import StepRunner, work_dir
 from bench.topical_queries import make_queries, topical_pool
 
 NAME: str = "relevance"
-DESCRIPTION: str = "MRR@10 / success@1,10 of 100 navigational queries (API names -> pages), with and without anchors"
+DESCRIPTION: str = ("MRR@10 / success@1,10 of 100 navigational (API names) and 100 topical (described in other "
+                    "words) queries, per kind and host, over anchor, linkdb and static-rank variants")
 QUERIES, QUICK_QUERIES = 100, 30
 DEPTH: int = 10
 OUT_DIR: Path = RESULTS_DIR / "relevance"
