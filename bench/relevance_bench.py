@@ -254,6 +254,22 @@ STATIC_RANKS: dict[str, dict[str, Any]] = {
 the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them kept (but
 one counted inlink per source domain, Nutch's ``link.ignore.limit.domain``); LinkRank with every link counted."""
 
+SEMANTIC: dict[str, dict[str, Any]] = {"semantic": {"search.semantic": True}}
+"""Hybrid semantic ranking (issue 20 point 4): ``anchors`` plus page vectors in the index and the nearest pages
+fused with the text ranking (the fusion settings' defaults; ``bench.semantic_tune`` chooses them on one half
+of the queries). Its ``index`` step measures indexing with embeddings; ``index_bytes_per_page`` the size."""
+
+
+def _bytes_per_page(index: Path) -> float | None:
+    """Bytes of the live index version per indexed page (``None`` without one)."""
+    live = index / "current"
+    try:
+        docs = json.loads((live / "_index.json").read_text(encoding="utf-8"))["docs"]
+    except (OSError, ValueError, KeyError):
+        return None
+    size = sum(f.stat().st_size for f in live.rglob("*") if f.is_file())
+    return round(size / docs, 1) if docs else None
+
 
 def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str, Any]) -> bool:
     """``webgraph`` then ``linkrank`` over the work crawl (settings from its ``gossamer.toml``).
@@ -294,20 +310,21 @@ def run(opts: BenchOptions) -> dict[str, Any]:
                   "no_anchors": work_crawl(cache, work / "crawl-no-anchors",
                                            {**ANCHOR_SETTINGS, "plugin.excludes": "index-anchor"})}
         crawls.update({variant: work_crawl(cache, work / f"crawl-{variant}", {**ANCHOR_SETTINGS, **extra})
-                       for variant, extra in STATIC_RANKS.items()})
+                       for variant, extra in {**STATIC_RANKS, **SEMANTIC}.items()})
         crawls["nutch_links"] = work_crawl(cache, work / "crawl-nutch-links", NUTCH_LINKS)
         built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS),
                  "nutch_links": index_steps(setup, crawls["nutch_links"], prefix="nutch_links_",
                                             extra_defines=NUTCH_LINKS)}
         graphs: dict[str, Any] = {}
         result["graphs"] = graphs
-        for variant in ("no_anchors", *STATIC_RANKS):
+        for variant in ("no_anchors", *STATIC_RANKS, *SEMANTIC):
             if "linkrank" in variant and not link_analysis(setup, crawls[variant], variant, graphs):
                 built[variant] = {"ok": False}
                 continue
             built[variant] = index_steps(setup, crawls[variant], prefix=f"{variant}_",
                                          linkdb=crawls["anchors"] / "linkdb")
         result["indexes"] = {k: v.get("index") for k, v in built.items()}
+        result["index_bytes_per_page"] = {k: _bytes_per_page(crawls[k] / "index") for k in ("anchors", *SEMANTIC)}
         result["linkdb"] = built["anchors"].get("linkdb")
         if not all(b["ok"] for b in built.values()):
             return {**result, **empty, "setup": setup.steps, "checks": setup.checks}

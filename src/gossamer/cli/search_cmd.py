@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -144,6 +144,17 @@ def _print(results: SearchResults, explainer: Broker | None) -> None:
                 for leaf in detail["leaves"]:
                     typer.echo(f"     {leaf['value']:.4f} {leaf['field']}:{leaf['term']} (freq {leaf['freq']:g}, "
                                f"idf {leaf['idf']:.3f}, boost {leaf['boost']:g})")
+                _print_semantic(detail.get("semantic"))
+
+
+def _print_semantic(part: dict[str, Any] | None) -> None:
+    """The semantic part of an explanation: ranks in both rankings, cosine, fused score and formula."""
+    if not part:
+        return
+    similarity = part.get("similarity")
+    cosine = f"{similarity:.4f}" if isinstance(similarity, float) else "-"
+    typer.echo(f"   fused {part.get('score', 0.0):.5f} = {part['formula']}: text rank {part.get('text_rank', '-')}, "
+               f"semantic rank {part.get('semantic_rank', '-')} (cosine {cosine})")
 
 
 def _batch(searcher: Broker, topics: Path, run: Path, hits: int, per_site: int | None, tag: str) -> int:

@@ -507,6 +507,12 @@ PROPERTIES: tuple[Property, ...] = (
     Property("indexingfilter.order", "", "str",
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
+    Property("index.analysis.fields", ["title", "anchor", "content"], "list",
+             "Text fields that get a stemmed, case- and accent-folded shadow field <field>_stem (by the "
+             "page's language); empty = no shadow fields", nutch=False),
+    Property("index.analysis.default.language", "en", "str",
+             "Stemmer language (ISO 639-1) of a page whose language is unknown or has no Snowball stemmer; "
+             "empty = fold only", nutch=False),
     Property("index.static.rank", "scoring", "str",
              "The search's static rank (document boost): scoring (the scoring filters, OPIC's score^0.5), "
              "linkrank (the page's score in <crawl>/webgraph after gossamer linkrank; the crawldb score is not "
@@ -617,6 +623,24 @@ PROPERTIES: tuple[Property, ...] = (
     Property("searcher.node.timeout", 5.0, "float",
              "Seconds the broker waits for a search node; slower nodes are left out (partial results)",
              nutch=False),
+    Property("search.semantic", False, "bool",
+             "Hybrid semantic ranking: the index stores a page vector per document (title + start of the text, "
+             "a static embedding model), and search fuses nearest-neighbour pages with the text ranking",
+             nutch=False),
+    Property("search.semantic.model", "tokenlearn-static-64", "str",
+             "Embedding model of search.semantic (its weights ship inside a PyPI package)", nutch=False),
+    Property("search.semantic.page.chars", 300, "int",
+             "Characters of page text embedded after the title (search.semantic)", nutch=False),
+    Property("search.semantic.candidates", 30, "int",
+             "Candidates taken from each ranking (text and nearest neighbours) before fusion (search.semantic)",
+             nutch=False),
+    Property("search.semantic.fusion", "linear", "str",
+             "How the text and semantic rankings are fused: rrf (weighted reciprocal rank) or linear "
+             "(text score / best text score mixed with cosine similarity)", nutch=False),
+    Property("search.semantic.weight", 0.25, "float",
+             "Weight of the semantic ranking in the fusion; the text ranking has 1 (search.semantic)", nutch=False),
+    Property("search.semantic.rrf.k", 60, "int",
+             "Rank offset k of reciprocal-rank fusion: a hit at rank r adds weight / (k + r)", nutch=False),
     Property("searcher.summary.context", 5, "int", "Terms shown on each side of a hit in summaries"),
     Property("searcher.summary.length", 20, "int", "Total terms in a summary"),
     Property("searcher.filter.cache.size", 16, "int", "Raw-field filters cached per searcher"),
@@ -628,6 +652,18 @@ PROPERTIES: tuple[Property, ...] = (
     Property("query.title.boost", 1.5, "float", "Boost of matches in the title field", nutch=False),
     Property("query.host.boost", 2.0, "float", "Boost of matches in the host field", nutch=False),
     Property("query.content.boost", 1.0, "float", "Boost of matches in the content field", nutch=False),
+    Property("query.stem.boost", 0.5, "float",
+             "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "
+             "stemmed matching at query time", nutch=False),
+    Property("query.stem.languages", ["en"], "list",
+             "Languages (ISO 639-1) whose Snowball stemmers stem query words for the shadow fields; a word's "
+             "distinct stems are alternatives", nutch=False),
+    Property("query.soft", True, "bool",
+             "Soft matching: a query whose pages lack one of its bare words still ranks them (second tier, "
+             "scored with a coordination factor); false = every word required, as in Nutch", nutch=False),
+    Property("query.coord.power", 2.0, "float",
+             "Coordination factor of a page missing bare query words: (idf-weighted share of the words "
+             "matched) ^ this", nutch=False),
     # --- Web server (gossamer serve) ---
     Property("web.url.max.length", 8192, "int",
              "Longest path + query (bytes) the web interface accepts; longer requests get 414; <=0 = no limit",

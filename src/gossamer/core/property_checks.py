@@ -101,6 +101,9 @@ CHECKS: dict[str, object] = {
     "http.robots.503.defer.visits.retries": NON_NEGATIVE, "http.proxy.port": Between(1, 65535),
     "http.proxy.type": one_of("HTTP", "SOCKS"),
     "index.static.rank": one_of("scoring", "linkrank", "none"),
+    "search.semantic.fusion": one_of("rrf", "linear"), "search.semantic.page.chars": NON_NEGATIVE,
+    "search.semantic.candidates": POSITIVE, "search.semantic.weight": NON_NEGATIVE,
+    "search.semantic.rrf.k": NON_NEGATIVE,
     # crawldb, schedules, scores, signatures
     "db.fetch.interval.default": POSITIVE, "db.fetch.interval.max": POSITIVE, "db.fetch.retry.max": NON_NEGATIVE,
     "db.fetch.schedule.adaptive.inc_rate": FRACTION, "db.fetch.schedule.adaptive.dec_rate": FRACTION,
@@ -155,6 +158,7 @@ CHECKS: dict[str, object] = {
     "searcher.filter.cache.size": NON_NEGATIVE, "searcher.filter.cache.threshold": FRACTION,
     **_each(("query.phrase.boost", "query.url.boost", "query.anchor.boost", "query.title.boost",
              "query.host.boost", "query.content.boost"), NON_NEGATIVE),
+    "query.stem.boost": NON_NEGATIVE, "query.coord.power": NON_NEGATIVE,
     "web.connections.max": POSITIVE, "web.keepalive.timeout": POSITIVE,
     # engine and storage
     "engine": one_of("local", "spark"), "engine.local.workers": NON_NEGATIVE, "engine.local.inline.mb": NON_NEGATIVE,

@@ -49,6 +49,7 @@ from gossamer.core import (
     robots_words,
 )
 from gossamer.engine import TaskContext
+from gossamer.index.analysis import Analysis
 from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
 
 KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT, KIND_NODE = 0, 1, 2, 3, 4, 5
@@ -165,6 +166,7 @@ class DocumentBuilder:
         self.static_rank = settings.get_str("index.static.rank")
         self.missing_node_score = settings.get_float("link.score.updater.clear.score")
         self.delete_skipped = settings.get_bool("indexer.delete.skipped.by.indexingfilter")
+        self.analysis = Analysis(settings)
 
     def actions(self, columns: dict[str, list[Any]], n: int,
                 ctx: TaskContext) -> Iterator[tuple[str, int, str | None]]:
@@ -249,7 +251,8 @@ class DocumentBuilder:
         robots ``noindex`` deletes it; the ``indexer`` URL chain (``-filter`` /
         ``-normalize``) may change its URL or skip it; the indexing filters build the
         document (one returning ``None`` skips it, or deletes it with
-        ``indexer.delete.skipped.by.indexingfilter``); the core fields (``id``, ``boost``,
+        ``indexer.delete.skipped.by.indexingfilter``); the shadow fields of
+        :mod:`~gossamer.index.analysis` and the core fields (``id``, ``boost``,
         ``segment``, ``site_hash``, ``digest``, ``warc``) are added.  ``action`` is
         :data:`ADD` (with the document), :data:`DELETE` or :data:`SKIP`; ``reason`` the
         counter of a page not added (``skipped_robots_noindex``, ``skipped_filtered``,
@@ -272,7 +275,7 @@ class DocumentBuilder:
             if doc is None:
                 return url, DELETE if self.delete_skipped else SKIP, None, \
                     f"skipped_by_{type(indexing_filter).__name__}"
-        return url, ADD, self._core(doc, page, node_score), ""
+        return url, ADD, self._core(self.analysis.apply(doc), page, node_score), ""
 
     def _static_rank(self, doc: dict[str, Any], page: IndexInput, node_score: float | None) -> float:
         """The document's boost, by ``index.static.rank`` (see the module docstring)."""

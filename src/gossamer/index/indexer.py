@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from gossamer.core import CrawlStatus, Report, Settings
 from gossamer.engine import ProgressFn, run_job
+from gossamer.index.analysis import Analysis
 from gossamer.index.documents import IndexOptions, JsonDocument
 from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
 from gossamer.index.schema import merge_fields
@@ -69,8 +70,9 @@ class IndexReport(Report):
 
 
 def index_fields(repo: PluginRepository) -> tuple[IndexField, ...]:
-    """The index schema under the current settings: core fields + every active filter's fields."""
-    return merge_fields(f for flt in repo.chain(IndexingFilter) for f in flt.fields)
+    """The index schema under the current settings: core fields + every active filter's fields + shadow fields."""
+    declared = [f for flt in repo.chain(IndexingFilter) for f in flt.fields]
+    return merge_fields([*declared, *Analysis(repo.settings).shadow_fields(declared)])
 
 
 def _open_writers(repo: PluginRepository, index_dir: Place) -> list[IndexWriter]:

@@ -16,7 +16,8 @@ warc         raw    the WARC response record, ``<segment>/<file>:<offset>`` (sto
 Text fields are analysed by :data:`ANALYZER_NAME` (tantivy's ``default``: split on
 every character that is not a letter or digit, drop tokens longer than 40 bytes,
 lower-case); :func:`analyze` runs the same analyzer in Python, so queries are
-tokenized exactly like documents.
+tokenized exactly like documents.  The stemmed shadow fields (``*_stem``, see
+:mod:`gossamer.index.analysis`) are indexed without positions.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from functools import cache
 
 import tantivy
 
+from gossamer.index.analysis import is_stem_field
 from gossamer.plugins import IndexField
 
 ANALYZER_NAME = "default"
@@ -69,7 +71,8 @@ def build_schema(fields: Sequence[IndexField]) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     for f in fields:
         if f.kind == "text":
-            builder.add_text_field(f.name, stored=f.stored, tokenizer_name=ANALYZER_NAME, index_option="position")
+            builder.add_text_field(f.name, stored=f.stored, tokenizer_name=ANALYZER_NAME,
+                                   index_option="freq" if is_stem_field(f.name) else "position")
         elif f.kind == "raw":
             builder.add_text_field(f.name, stored=f.stored, tokenizer_name="raw", fast=f.fast, index_option="basic")
         elif f.kind == "date":

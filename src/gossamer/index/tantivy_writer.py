@@ -8,6 +8,8 @@ shards, ``index.shards`` of them).  ``write`` replaces a URL's document in its
 shard (delete by ``id`` then add), ``delete`` removes it, ``commit`` commits
 every shard and installs the version atomically (see :mod:`gossamer.index.store`).
 ``close`` without ``commit`` drops the staging version; the live index is unchanged.
+With ``search.semantic=true`` each shard also gets its page vectors
+(:mod:`gossamer.index.vectors`), written into the staging version before it is marked complete.
 
 An existing index keeps its shard count; a different ``index.shards`` is
 reported and ignored (re-index into a new directory to re-shard).  An index
@@ -32,6 +34,7 @@ from gossamer.index.documents import json_value
 from gossamer.index.schema import build_schema
 from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of
 from gossamer.index.target import IndexTarget
+from gossamer.index.vectors import ShardVectorWriter, finish_vectors, vector_writers
 from gossamer.plugins import IndexField, IndexWriter, PluginInfo
 from gossamer.store import TableError
 
@@ -53,6 +56,7 @@ class TantivyIndexWriter(IndexWriter):
         self._fields: tuple[IndexField, ...] = ()
         self.directory: str | None = None
         self._existing: IndexDescription | None = None
+        self._vectors: list[ShardVectorWriter] = []
 
     def open(self, location: str, fields: Sequence[IndexField]) -> None:
         self._fields = tuple(fields)
@@ -85,19 +89,26 @@ class TantivyIndexWriter(IndexWriter):
                     target.mkdir()
                     index = tantivy.Index(schema, path=str(target), reuse=False)
                 self._writers.append(index.writer(heap_size=heap, num_threads=threads))
+            self._vectors = vector_writers(self.settings, live, self._staging, self.shards)
         except BaseException:
             self.close()
             raise
 
     def write(self, doc: Mapping[str, Any]) -> None:
         url = str(doc["id"])
-        writer = self._writers[shard_of(url, self.shards)]
+        shard = shard_of(url, self.shards)
+        writer = self._writers[shard]
         writer.delete_documents_by_term("id", url)
+        if self._vectors:
+            self._vectors[shard].write(url, doc)
         text = getattr(doc, "json", None)
         writer.add_json(text if isinstance(text, str) else json.dumps(doc, default=json_value, ensure_ascii=False))
 
     def delete(self, url: str) -> None:
-        self._writers[shard_of(url, self.shards)].delete_documents_by_term("id", url)
+        shard = shard_of(url, self.shards)
+        self._writers[shard].delete_documents_by_term("id", url)
+        if self._vectors:
+            self._vectors[shard].delete(url)
 
     def commit(self) -> None:
         assert self._staging is not None and self._target is not None
@@ -111,6 +122,7 @@ class TantivyIndexWriter(IndexWriter):
         for i in range(self.shards):
             index = tantivy.Index.open(str(self._staging / shard_name(i)))
             docs += index.searcher().num_docs - int((ballast[i] or {}).get("docs", 0))
+        finish_vectors(self._vectors, self._staging)
         finish_index(self._staging, self.shards, docs, self._fields, ballast)
         self._target.install(self._staging)
         self._staging = None
@@ -147,6 +159,7 @@ class TantivyIndexWriter(IndexWriter):
             except ValueError:
                 pass
         self._writers = []
+        self._vectors = []
         if self._staging is not None:
             IndexTarget.discard(self._staging)
             self._staging = None

@@ -6,9 +6,11 @@ over HTTP).  Three calls make a query (query text is sent as text; every
 backend parses it with the same plugins):
 
 1. ``stats(text) -> Stats`` — collection statistics of the query's terms;
-2. ``search(text, want, per_site, stats) -> SearchPage`` — the backend's best
+2. ``search(text, want, per_site, stats, semantic=0) -> SearchPage`` — the backend's best
    ``want`` candidates scored with the summed ``stats`` (so scores from
-   different backends compare), at most ``per_site`` per site;
+   different backends compare), at most ``per_site`` per site, and with
+   ``semantic > 0`` its ``semantic`` pages nearest to the query's embedding
+   (``neighbours``, scored by cosine; :mod:`gossamer.search.semantic`);
 3. ``details(candidates, text) -> list[HitDetails]`` — stored fields and a
    snippet for the candidates that made the page;
 
@@ -56,6 +58,8 @@ class SearchPage:
     candidates: list[Candidate] = field(default_factory=list)
     total: int = 0
     generation: str = ""
+    neighbours: list[Candidate] = field(default_factory=list)
+    """Nearest pages by embedding, best first (only when asked for and the index has vectors)."""
 
 
 @dataclass
@@ -109,8 +113,8 @@ class SearchBackend(Protocol):
         """Statistics of the query's terms."""
         ...
 
-    def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
-        """Best candidates scored with ``stats``."""
+    def search(self, text: str, want: int, per_site: int, stats: Stats, semantic: int = 0) -> SearchPage:
+        """Best candidates scored with ``stats`` (and ``semantic`` nearest pages)."""
         ...
 
     def details(self, candidates: Sequence[Candidate], text: str) -> list[HitDetails]:

@@ -13,6 +13,12 @@ Per-site grouping across backends: each backend already keeps at most
 backends, so the merge can drop some; when a backend whose list was full lost
 hits that way and its last candidate could still reach the page, it is asked
 again for more (at most :data:`MAX_ROUNDS` rounds).
+
+With ``search.semantic=true`` the broker asks every backend for its best
+``search.semantic.candidates`` text candidates (no per-site limit) and as many
+nearest pages by embedding, fuses the two rankings
+(:class:`~gossamer.search.semantic.Fusion`) and then keeps at most ``per_site``
+hits per site of the fused ranking.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any, TypeVar
 from gossamer.core import Settings
 from gossamer.search.backend import Candidate, HitDetails, SearchBackend, SearchPage, group_by_site, refill
 from gossamer.search.scoring import Stats
+from gossamer.search.semantic import Fusion
 
 MAX_ROUNDS = 4
 T = TypeVar("T")
@@ -80,6 +87,7 @@ class Broker:
         self.names = list(names) if names is not None else [f"backend {i}" for i in range(len(backends))]
         self.per_site_default = settings.get_int("searcher.max.hits.per.site")
         self.timeout = settings.get_float("searcher.node.timeout")
+        self.fusion = Fusion.from_settings(settings)
         self.pool = ThreadPoolExecutor(max_workers=max(2, len(backends) * 2), thread_name_prefix="broker")
 
     def close(self) -> None:
@@ -126,6 +134,12 @@ class Broker:
         stats = sum(parts.values(), Stats())
         live = sorted(parts)
         need = start + n
+        if self.fusion is not None:
+            ranking, total = self._fused(text, stats, live, need, per_site, failures)
+            capped = _sites_at_cap(ranking, per_site)
+            hits = self._details(text, ranking[start:need], capped, failures)
+            return SearchResults(text, hits, total, start, time.monotonic() - started, bool(failures),
+                                 [failures[i] for i in sorted(failures)])
         wants = dict.fromkeys(live, need)
         pages: dict[int, SearchPage] = {}
         for _ in range(MAX_ROUNDS):
@@ -150,16 +164,58 @@ class Broker:
         return SearchResults(text, hits, total, start, time.monotonic() - started, bool(failures),
                              [failures[i] for i in sorted(failures)])
 
+    def _fused_pages(self, text: str, stats: Stats, live: list[int], need: int,
+                     failures: dict[int, str]) -> dict[int, SearchPage]:
+        """Every live backend's text candidates (no per-site limit) and nearest pages, for fusion."""
+        assert self.fusion is not None
+        depth = max(need, self.fusion.candidates)
+        return self._all(lambda i, b: b.search(text, depth, 0, stats, self.fusion.candidates), live, failures)
+
+    def _fused(self, text: str, stats: Stats, live: list[int], need: int, per_site: int,
+               failures: dict[int, str]) -> tuple[list[tuple[int, Candidate]], int]:
+        """The fused ranking (≤ ``per_site`` per site, ``need`` long) and the number of matching pages."""
+        assert self.fusion is not None
+        pages = self._fused_pages(text, stats, live, need, failures)
+        if not pages:
+            raise SearchUnavailable("; ".join(failures.values()))
+        fused = self.fusion.fuse(pages)
+        tagged = {id(c): i for i, c, _ in fused}
+        kept = group_by_site([c for _, c, _ in fused], per_site, need)
+        total = max(sum(page.total for page in pages.values()), len(fused))
+        return [(tagged[id(c)], c) for c in kept], total
+
     def explain(self, url: str, text: str) -> dict[str, Any] | None:
-        """The explanation of ``url``'s score for ``text`` (``None`` when no backend has the page)."""
+        """The explanation of ``url``'s score for ``text`` (``None`` when no backend has the page).
+
+        With the semantic part on, ``semantic`` tells the page's ranks in both
+        rankings, its similarity, the fused score and the formula.
+        """
         failures: dict[int, str] = {}
         parts = self._all(lambda _, b: b.stats(text), list(range(len(self.backends))), failures)
         stats = sum(parts.values(), Stats())
         answers = self._all(lambda _, b: b.explain(url, text, stats), sorted(parts), failures)
         for i in sorted(answers):
             if answers[i] is not None:
-                return answers[i]
+                result = answers[i]
+                if self.fusion is not None:
+                    result["semantic"] = self._fusion_parts(text, stats, sorted(parts), url, result, failures)
+                return result
         return None
+
+    def _fusion_parts(self, text: str, stats: Stats, live: list[int], url: str, result: dict[str, Any],
+                      failures: dict[int, str]) -> dict[str, Any]:
+        """Where ``url`` stands in the text, semantic and fused rankings of ``text``."""
+        assert self.fusion is not None
+        pages = self._fused_pages(text, stats, live, 0, failures)
+        fused = self.fusion.fuse(pages)
+        details = self._details_at(text, [(i, c) for i, c, _ in fused], failures)
+        entry: dict[str, Any] = {}
+        for position, detail in details.items():
+            if detail.url == url:
+                entry = dict(fused[position][2], fused_rank=position + 1)
+        entry.setdefault("similarity", result.get("similarity"))
+        entry["formula"] = self.fusion.describe()
+        return entry
 
     @staticmethod
     def _merge(pages: dict[int, SearchPage], live: list[int], per_site: int) -> list[tuple[int, Candidate]]:
@@ -167,19 +223,21 @@ class Broker:
         merged = group_by_site([c for i in live for c in pages[i].candidates], per_site)
         return [(tagged[id(c)], c) for c in merged]
 
-    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], capped: set[int],
-                 failures: dict[int, str]) -> list[Hit]:
+    def _details_at(self, text: str, page_hits: list[tuple[int, Candidate]],
+                    failures: dict[int, str]) -> dict[int, HitDetails]:
+        """Details of each (backend, candidate) by its position (positions of failed backends are missing)."""
         by_backend: dict[int, list[int]] = {}
         for position, (i, _) in enumerate(page_hits):
             by_backend.setdefault(i, []).append(position)
         answers = self._all(lambda i, b: b.details([page_hits[p][1] for p in by_backend[i]], text),
                            sorted(by_backend), failures)
-        found: dict[int, Hit] = {}
-        for i, details in answers.items():
-            for position, detail in zip(by_backend[i], details, strict=True):
-                candidate = page_hits[position][1]
-                found[position] = Hit(detail, candidate.score, candidate.site in capped, i)
-        return [found[p] for p in range(len(page_hits)) if p in found]
+        return {position: detail for i, details in answers.items()
+                for position, detail in zip(by_backend[i], details, strict=True)}
+
+    def _details(self, text: str, page_hits: list[tuple[int, Candidate]], capped: set[int],
+                 failures: dict[int, str]) -> list[Hit]:
+        found = self._details_at(text, page_hits, failures)
+        return [Hit(found[p], c.score, c.site in capped, i) for p, (i, c) in enumerate(page_hits) if p in found]
 
 
 def _sites_at_cap(ranking: list[tuple[int, Candidate]], per_site: int) -> set[int]:

@@ -123,11 +123,15 @@ async def search_handler(request: web.Request) -> web.Response:
     """``POST /search``."""
     body = await _body(request)
     text, want, per_site = _field(body, "q", str), _field(body, "want", int), _field(body, "per_site", int)
-    if not 0 < want <= MAX_WANT or per_site < 0:
-        raise _bad(f"'want' must be in 1..{MAX_WANT} and 'per_site' at least 0")
-    page = await _run(request, request.app[SHARDS].search, text, want, per_site, _stats(body))
-    return web.json_response({"candidates": [c.to_json() for c in page.candidates], "total": page.total,
-                              "generation": page.generation})
+    semantic = body.get("semantic", 0)
+    if not 0 < want <= MAX_WANT or per_site < 0 or not isinstance(semantic, int) or not 0 <= semantic <= MAX_WANT:
+        raise _bad(f"'want' must be in 1..{MAX_WANT}, 'per_site' at least 0 and 'semantic' in 0..{MAX_WANT}")
+    page = await _run(request, request.app[SHARDS].search, text, want, per_site, _stats(body), semantic)
+    answer = {"candidates": [c.to_json() for c in page.candidates], "total": page.total,
+              "generation": page.generation}
+    if page.neighbours:
+        answer["neighbours"] = [c.to_json() for c in page.neighbours]
+    return web.json_response(answer)
 
 
 def _generation_changed(asked: str, serving: str) -> web.Response:

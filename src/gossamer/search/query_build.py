@@ -7,9 +7,20 @@ so that the searcher can later recompute each hit's score with statistics of
 the whole index (:mod:`gossamer.search.scoring`).  Everything else (phrases,
 raw-field terms, date ranges) matches without scoring (``ctx.filter``).
 
-Occurrence: a ``+`` clause must match, a ``-`` clause must not; a bare clause
-on the default field or a text field must match too (all terms required, as in
-Nutch), while filters (``site:``, ``type:`` …) always must match.
+Occurrence: a ``+`` clause must match, a ``-`` clause must not; filters
+(``site:``, ``type:`` …), phrases and ``field:`` clauses always must match.  Bare
+terms on the default field are *soft* (``query.soft``, on by default): the first
+tier (``BuiltQuery.query``) requires every one of them, as Nutch does; with two or
+more of them a second tier (``BuiltQuery.soft``) matches the pages that have at
+least one but not all, and their score is multiplied by a coordination factor
+(:func:`gossamer.search.scoring.coordination`) computed from each soft clause's
+leaves (``BuiltQuery.groups``).  With ``query.soft=false`` every bare term is
+required and there is no second tier.
+
+Stemming: a term also scores in the stemmed shadow field of each field it is
+searched in (``<field>_stem``, see :mod:`gossamer.index.analysis`), with the
+field's boost × ``query.stem.boost``; the query word is stemmed by every
+language of ``query.stem.languages``.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ from dataclasses import dataclass, field
 import tantivy
 
 from gossamer.core import Clause, Query, Settings
-from gossamer.index import analyze
+from gossamer.index import analyze, query_stems, stem_field
 from gossamer.plugins import PluginRepository, QueryFilter
 from gossamer.search.query_parse import QuerySyntaxError
 
@@ -37,6 +48,8 @@ class QueryContext:
     field_names: frozenset[str]
     boosts: Mapping[str, float]
     scale: Callable[[str, str], float] | None = None
+    stem_boost: float = 0.0
+    stem_languages: tuple[str, ...] = ()
     leaves: list[LeafKey] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)
 
@@ -56,6 +69,21 @@ class QueryContext:
         query = tantivy.Query.term_query(self.schema, field_name, term)
         weight = boost * (self.scale(field_name, term) if self.scale is not None else 1.0)
         return query if weight == 1.0 else tantivy.Query.boost_query(query, weight)
+
+    def term_leaves(self, field_name: str, term: str) -> list[tantivy.Query]:
+        """Scoring leaves of one index token in one field: the exact term, and its stems in the shadow field.
+
+        The field's boost (``query.<field>.boost``) applies; the shadow field's leaves
+        (present when the index has ``<field>_stem`` and ``stem_boost`` > 0) carry
+        boost × ``stem_boost``.
+        """
+        boost = self.boosts.get(field_name, 1.0)
+        found = [self.leaf(field_name, term, boost)]
+        shadow = stem_field(field_name)
+        if self.stem_boost > 0 and shadow in self.field_names:
+            found += [self.leaf(shadow, stem, boost * self.stem_boost)
+                      for stem in query_stems(term, self.stem_languages)]
+        return found
 
     def scoring_query(self) -> tantivy.Query | None:
         """Every recorded leaf with its unscaled boost, as alternatives: what a hit's score is made of.
@@ -105,12 +133,17 @@ class BuiltQuery:
     ``query`` decides what matches and the order candidates come in; ``scoring``
     (the scoring leaves alone, unscaled) is what a hit's score is taken apart
     with; ``leaves`` are their (field, term); ``highlight`` the terms to highlight.
+    ``soft`` is the second tier (pages matching some but not all soft clauses;
+    ``None`` when there is none) and ``groups`` the leaves of each soft clause
+    (empty unless ``soft`` is set).
     """
 
     query: tantivy.Query
     scoring: tantivy.Query | None
     leaves: tuple[LeafKey, ...]
     highlight: tuple[str, ...]
+    soft: tantivy.Query | None = None
+    groups: tuple[tuple[LeafKey, ...], ...] = ()
 
 
 class QueryBuilder:
@@ -121,6 +154,9 @@ class QueryBuilder:
         self.field_names = frozenset(field_names)
         self.boosts = {name: settings.get_float(f"query.{name}.boost")
                        for name in ("url", "anchor", "title", "host", "content")}
+        self.stem_boost = settings.get_float("query.stem.boost")
+        self.stem_languages = tuple(code.lower() for code in settings.get_list("query.stem.languages"))
+        self.soft = settings.get_bool("query.soft")
         self.by_field: dict[str, QueryFilter] = {}
         for plugin in PluginRepository(settings).chain(QueryFilter):
             for name in plugin.fields:
@@ -137,20 +173,39 @@ class QueryBuilder:
         ``scale(field, term)`` multiplies each scoring leaf's boost in the engine query (see
         :meth:`QueryContext.leaf`).
         """
-        ctx = QueryContext(self.schema, self.field_names, self.boosts, scale)
-        parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        ctx = QueryContext(self.schema, self.field_names, self.boosts, scale, self.stem_boost, self.stem_languages)
+        fixed: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        soft: list[tantivy.Query] = []
+        groups: list[tuple[LeafKey, ...]] = []
         for clause in query.clauses:
             plugin = self.by_field.get(clause.field or "")
             if plugin is None:
                 raise QuerySyntaxError(f"{clause.field}: is not a searchable field here")
+            start = len(ctx.leaves)
             translated = plugin.translate(clause, ctx)
             if translated is None:
                 continue
-            parts.append((Occur.MustNot if clause.excluded else Occur.Must, translated))
-        if not any(occur == Occur.Must for occur, _ in parts):
+            if self.soft and _is_soft(clause):
+                soft.append(translated)
+                groups.append(tuple(ctx.leaves[start:]))
+            else:
+                fixed.append((Occur.MustNot if clause.excluded else Occur.Must, translated))
+        all_of = [(Occur.Must, q) for q in soft]
+        if not soft and not any(occur == Occur.Must for occur, _ in fixed):
             raise QuerySyntaxError("a query needs at least one term that is not excluded")
-        return BuiltQuery(tantivy.Query.boolean_query(parts), ctx.scoring_query(), tuple(ctx.leaves),
-                          tuple(analyze(" ".join(query.positive_terms()))))
+        second = None
+        if len(soft) >= 2:
+            some = tantivy.Query.boolean_query([(Occur.Should, q) for q in soft])
+            second = tantivy.Query.boolean_query([*fixed, (Occur.Must, some),
+                                                  (Occur.MustNot, tantivy.Query.boolean_query(all_of))])
+        return BuiltQuery(tantivy.Query.boolean_query(fixed + all_of), ctx.scoring_query(), tuple(ctx.leaves),
+                          tuple(analyze(" ".join(query.positive_terms()))), second,
+                          tuple(groups) if second is not None else ())
+
+
+def _is_soft(clause: Clause) -> bool:
+    """A bare term on the default field: required in the first tier only."""
+    return clause.kind == "term" and not clause.field and not clause.required and not clause.excluded
 
 
 def clause_tokens(ctx: QueryContext, clause: Clause) -> list[str]:

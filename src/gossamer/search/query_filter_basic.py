@@ -5,7 +5,9 @@ A bare term matches in any of the default fields — ``url`` (``query.url.boost`
 in Nutch's query-basic — and scores in every field it occurs in.  A phrase (or a
 compound term such as ``os.path``) must occur as a phrase in one of those fields;
 its words score like bare terms.  A ``field:`` clause on one text field matches
-and scores in that field only.
+and scores in that field only.  A word also matches (and scores, with a lower
+boost) by its stems in the field's stemmed shadow field when the index has one
+(``crawl`` finds ``Crawling``; see :mod:`gossamer.index.analysis`).
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ class BasicQueryFilter(QueryFilter):
         if clause.excluded:  # no scoring: just what must not match
             return ctx.any_of([ctx.phrase(f, terms) for f in fields])
         if len(terms) == 1:
-            return ctx.any_of([ctx.leaf(f, terms[0], ctx.boosts.get(f, 1.0)) for f in fields])
+            return ctx.any_of([leaf for f in fields for leaf in ctx.term_leaves(f, terms[0])])
         matches = ctx.filter(ctx.any_of([ctx.phrase(f, terms) for f in fields]))
-        scores = [ctx.leaf(f, term, ctx.boosts.get(f, 1.0)) for term in dict.fromkeys(terms) for f in fields]
+        scores = [leaf for term in dict.fromkeys(terms) for f in fields for leaf in ctx.term_leaves(f, term)]
         return tantivy.Query.boolean_query([(tantivy.Occur.Must, matches)]
                                            + [(tantivy.Occur.Should, q) for q in scores])
 

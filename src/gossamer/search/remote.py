@@ -193,14 +193,20 @@ class RemoteNode:
         """Statistics of the query's terms on the node's shards."""
         return Stats.from_json(self._call("/stats", {"q": text}))
 
-    def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
-        """The node's best ``want`` candidates, scored with ``stats``."""
-        answer = self._call("/search", {"q": text, "want": want, "per_site": per_site, "stats": stats.to_json()})
+    def search(self, text: str, want: int, per_site: int, stats: Stats, semantic: int = 0) -> SearchPage:
+        """The node's best ``want`` candidates, scored with ``stats`` (and its ``semantic`` nearest pages)."""
+        payload = {"q": text, "want": want, "per_site": per_site, "stats": stats.to_json()}
+        if semantic > 0:
+            payload["semantic"] = semantic
+        answer = self._call("/search", payload)
         try:
             generation = str(answer["generation"])
-            candidates: list[Candidate] = [RemoteCandidate(*Candidate.from_json(c).to_json(), generation=generation)
-                                           for c in answer["candidates"]]
-            return SearchPage(candidates, int(answer["total"]), generation)
+
+            def candidates(key: str) -> list[Candidate]:
+                return [RemoteCandidate(*Candidate.from_json(c).to_json(), generation=generation)
+                        for c in answer.get(key) or ()]
+
+            return SearchPage(candidates("candidates"), int(answer["total"]), generation, candidates("neighbours"))
         except (KeyError, TypeError, ValueError) as exc:
             raise NodeError(f"search node {self.address}/search: malformed answer ({exc})") from None
 

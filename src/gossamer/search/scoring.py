@@ -16,7 +16,13 @@ it would have in one index holding all shards:
    Lucene's) for each leaf with the global statistics and sums them;
 4. the static rank multiplies it: ``score = bm25 × log2(2 + boost)``, ``boost`` =
    the crawldb score ^ ``indexer.score.power`` (OPIC's 0.5), the same factor
-   tantivy's ``weight_by_field`` applies while collecting candidates.
+   tantivy's ``weight_by_field`` applies while collecting candidates;
+5. a hit of the soft second tier (some of the query's bare words missing, see
+   :mod:`gossamer.search.query_build`) is multiplied by its *coordination factor*
+   ``(Σ weight of matched words / Σ weight of all words) ^ power``, a word's weight
+   being the largest global idf of its leaves: more matched words, and rarer
+   ones, rank higher.  It uses global statistics only, so it too is the same on
+   1 or N shards and nodes.
 
 :func:`ratio_bound` bounds global/local score per shard, so a shard can stop
 explaining candidates once no later one can reach the current top.
@@ -139,19 +145,49 @@ def leaf_score(leaf: Leaf, stats: Stats) -> float:
     return leaf.weight * (K1 + 1.0) * stats.idf(key) * (tf / norm if norm > 0 else 0.0)
 
 
+def _group_weights(groups: Sequence[Sequence[LeafKey]], stats: Stats) -> list[float]:
+    """Each soft clause's weight: the largest global idf of its leaves (a small floor keeps it positive)."""
+    return [max((stats.idf(key) for key in group), default=0.0) + 1e-6 for group in groups]
+
+
+def coordination(leaves: Iterable[Leaf], groups: Sequence[Sequence[LeafKey]], stats: Stats,
+                 power: float) -> tuple[float, list[bool]]:
+    """The coordination factor of a hit with scoring ``leaves``, and which soft clauses it matched.
+
+    1.0 when there are no groups or every group has a matching leaf.
+    """
+    if not groups:
+        return 1.0, []
+    hit = {(leaf.field, leaf.term) for leaf in leaves if leaf.freq > 0}
+    matched = [any(key in hit for key in group) for group in groups]
+    if all(matched):
+        return 1.0, matched
+    weights = _group_weights(groups, stats)
+    share = sum(w for w, m in zip(weights, matched, strict=True) if m) / sum(weights)
+    return share ** power, matched
+
+
+def max_partial_coordination(groups: Sequence[Sequence[LeafKey]], stats: Stats, power: float) -> float:
+    """The largest coordination factor a hit missing at least one soft clause can have (1.0 without groups)."""
+    if not groups:
+        return 1.0
+    weights = _group_weights(groups, stats)
+    return ((sum(weights) - min(weights)) / sum(weights)) ** power
+
+
 def static_factor(boost: float) -> float:
     """The static-rank multiplier: ``log2(2 + boost)`` (1 for boost 0)."""
     return math.log2(2.0 + max(boost, 0.0))
 
 
-def exact_score(leaves: Iterable[Leaf], stats: Stats, boost: float) -> float:
-    """A hit's score with whole-index statistics (see the module docstring).
+def exact_score(leaves: Iterable[Leaf], stats: Stats, boost: float, coord: float = 1.0) -> float:
+    """A hit's score with whole-index statistics (see the module docstring), times ``coord``.
 
     A hit without scoring leaves (a query of filters only, such as ``site:x``)
     scores its static rank alone.
     """
     scores = [leaf_score(leaf, stats) for leaf in leaves]
-    return (sum(scores) if scores else 1.0) * static_factor(boost)
+    return (sum(scores) if scores else 1.0) * static_factor(boost) * coord
 
 
 def ratio_bound(local: Stats, global_: Stats, keys: Iterable[LeafKey], scaled: bool = True) -> float:
@@ -188,8 +224,12 @@ def idf_scale(local: Stats, global_: Stats) -> Callable[[str, str], float]:
     return scale
 
 
-def explain(leaves: Sequence[Leaf], stats: Stats, boost: float) -> dict[str, Any]:
-    """The score of one hit, taken apart: each leaf's BM25 inputs and value, and the static factor."""
+def explain(leaves: Sequence[Leaf], stats: Stats, boost: float,
+            coord: tuple[float, list[bool]] = (1.0, [])) -> dict[str, Any]:
+    """The score of one hit, taken apart: leaves (BM25 inputs and value), static and coordination factors.
+
+    ``coord`` is :func:`coordination`'s answer: the factor and the soft clauses matched.
+    """
     parts = []
     for leaf in leaves:
         key = (leaf.field, leaf.term)
@@ -197,7 +237,8 @@ def explain(leaves: Sequence[Leaf], stats: Stats, boost: float) -> dict[str, Any
                       "length": leaf.length, "avg_length": stats.avgdl(leaf.field), "docs": stats.docs,
                       "doc_freq": stats.df.get(key, 0), "idf": stats.idf(key), "value": leaf_score(leaf, stats)})
     text = sum(p["value"] for p in parts) if parts else 1.0
-    return {"score": text * static_factor(boost), "text_score": text, "boost": boost,
-            "static_factor": static_factor(boost), "leaves": parts,
+    return {"score": text * static_factor(boost) * coord[0], "text_score": text, "boost": boost,
+            "static_factor": static_factor(boost), "coordination": coord[0], "soft_matched": coord[1],
+            "leaves": parts,
             "formula": "sum(boost × (k1+1) × idf × freq / (freq + k1 × (1 - b + b × length / avg_length)))"
-                       f" × log2(2 + boost); k1={K1}, b={B}"}
+                       f" × log2(2 + boost) × coordination; k1={K1}, b={B}"}

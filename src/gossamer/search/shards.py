@@ -48,7 +48,17 @@ from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_
 from gossamer.search.details import hit_details
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
-from gossamer.search.scoring import Stats, exact_score, explain, idf_scale, leaves_of, ratio_bound
+from gossamer.search.scoring import (
+    Stats,
+    coordination,
+    exact_score,
+    explain,
+    idf_scale,
+    leaves_of,
+    max_partial_coordination,
+    ratio_bound,
+)
+from gossamer.search.semantic import SemanticIndex, neighbour_candidates, query_vector
 from gossamer.store import Place, TableError, as_place
 
 LOG = logging.getLogger(__name__)
@@ -78,6 +88,24 @@ def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list
     """The best ``want`` candidates, at most ``per_site`` of a site (each site's list sorted best first)."""
     pool = [c for same in by_site.values() for c in (same[:per_site] if per_site else same)]
     return group_by_site(pool, per_site, want)
+
+
+class _Scorer:
+    """A hit's exact score for one query: global BM25 × static rank × (second tier) coordination."""
+
+    def __init__(self, built: BuiltQuery, stats: Stats, power: float) -> None:
+        self.built = built
+        self.stats = stats
+        self.power = power
+        self.partial_bound = max_partial_coordination(built.groups, stats, power)
+
+    def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, soft: bool,
+              field_names: Sequence[str]) -> float:
+        """The exact score of the document at ``address`` (``soft``: found by the second tier)."""
+        scoring = self.built.scoring
+        leaves = leaves_of(scoring.explain(searcher, address).to_json(), field_names) if scoring is not None else []
+        coord = coordination(leaves, self.built.groups, self.stats, self.power)[0] if soft else 1.0
+        return exact_score(leaves, self.stats, boost, coord)
 
 
 class ShardSet:
@@ -127,10 +155,23 @@ class ShardSet:
         self.shards = shards
         self.schema = shards[0].index.schema if shards else None
         self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
+        self._semantic: SemanticIndex | None = None
+        self._semantic_source: tuple[Path, tuple[int, ...]] | None = (live, tuple(numbers))
         self.generation = f"{live.stat().st_ino}-{description.created}"
         self._version = (str(live), description.created)
         if self.cache is not None:
             self.cache.prune({self._key})
+
+    @property
+    def semantic(self) -> SemanticIndex | None:
+        """The page vectors of these shards, loaded on first use (``None``: the index has none)."""
+        source = self._semantic_source
+        if source is not None:
+            with self._lock:
+                if self._semantic_source is not None:
+                    self._semantic = SemanticIndex.open(*source, self.settings.get_str("search.semantic.model"))
+                    self._semantic_source = None
+        return self._semantic
 
     def refresh(self) -> None:
         """Reopen the index if a newer version was installed (cheap).
@@ -195,30 +236,38 @@ class ShardSet:
         base = shard.engine if engine else shard.real
         return Stats(base.docs, dict(base.tokens), df)
 
-    def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
+    def search(self, text: str, want: int, per_site: int, stats: Stats, semantic: int = 0) -> SearchPage:
         """The best ``want`` candidates of these shards (≤ ``per_site`` per site; 0 = no limit), by global score.
 
+        With ``semantic > 0`` and page vectors in the index, the page also carries
+        the ``semantic`` pages nearest to the query (:mod:`gossamer.search.semantic`).
+
         Each shard searches with its own engine query — leaf boosts scaled to the
-        global idf — and the shards' lists are merged like the broker merges
+        global idf — first the all-words tier, then the soft second tier (if the
+        query has one), and the shards' lists are merged like the broker merges
         backends (asking a shard again when the per-site merge emptied its list).
         """
         assert self.builder is not None
         parsed = self._parse(text)
         built = self.builder.build(parsed)
         page = SearchPage(generation=self.generation)
+        scorer = _Scorer(built, stats, self.settings.get_float("query.coord.power"))
         plans = {}
         for shard in self.shards:
             local = self._shard_stats(shard, built, engine=True)
-            plans[shard.number] = (shard, self.builder.build(parsed, idf_scale(local, stats)),
-                                   ratio_bound(local, stats, built.leaves))
+            scaled = self.builder.build(parsed, idf_scale(local, stats))
+            bound = ratio_bound(local, stats, built.leaves)
+            tiers = [(scaled.query, bound, False)]
+            if scaled.soft is not None:
+                tiers.append((scaled.soft, bound * scorer.partial_bound, True))
+            plans[shard.number] = (shard, tiers)
         wants = dict.fromkeys(plans, want)
         lists: dict[int, list[Candidate]] = {}
         totals: dict[int, int] = {}
         for _ in range(MAX_ROUNDS):
-            for number, (shard, scaled, bound) in plans.items():
+            for number, (shard, tiers) in plans.items():
                 if number not in lists or wants[number] > len(lists[number]):
-                    lists[number], totals[number] = self._search_shard(shard, scaled.query, built.scoring, bound,
-                                                                       wants[number], per_site, stats)
+                    lists[number], totals[number] = self._search_shard(shard, tiers, scorer, wants[number], per_site)
             merged = group_by_site([c for found in lists.values() for c in found], per_site)
             more = refill(lists, merged, want, per_site)
             if not more:
@@ -227,21 +276,43 @@ class ShardSet:
                 wants[number] += extra
         page.candidates = merged[:want]
         page.total = sum(totals.values())
+        if semantic > 0:
+            page.neighbours = self._neighbours(parsed, semantic)
         return page
 
-    def _search_shard(self, shard: Shard, query: tantivy.Query, scoring: tantivy.Query | None, bound: float, want: int,
-                      per_site: int, stats: Stats) -> tuple[list[Candidate], int]:
-        """Explain candidates in tantivy's order until none left can enter the top ``want``.
+    def _neighbours(self, parsed: Query, k: int) -> list[Candidate]:
+        """The ``k`` pages nearest to a plain query's embedding ([] without vectors or for other queries)."""
+        vector = query_vector(parsed, self.semantic.model) if self.semantic is not None else None
+        if vector is None or self.semantic is None:
+            return []
+        return neighbour_candidates(self.semantic.nearest(vector, k), {s.number: s for s in self.shards},
+                                    self.schema)
 
-        tantivy's order is by the scaled local score; a candidate's exact score is
-        at most ``bound`` × that.  A site is *closed* once it has ``per_site``
-        exact scores no later candidate of it can beat: its further documents are
-        skipped without explaining and, when the candidate list runs out, excluded
-        from the next, longer search (Nutch's ``-site:`` re-query).
+    def _search_shard(self, shard: Shard, tiers: Sequence[tuple[tantivy.Query, float, bool]], scorer: _Scorer,
+                      want: int, per_site: int) -> tuple[list[Candidate], int]:
+        """Explain candidates of each tier in tantivy's order until none left can enter the top ``want``.
+
+        A tier is ``(engine query, bound, soft)``: tantivy's order is by the scaled
+        local score and a candidate's exact score is at most ``bound`` × that (for
+        the soft tier the bound includes the largest partial coordination factor).
+        A site is *closed* within a tier once it has ``per_site`` exact scores no
+        later candidate of it can beat: its further documents are skipped without
+        explaining and, when the candidate list runs out, excluded from the next,
+        longer search (Nutch's ``-site:`` re-query).  The total counts the hits of
+        every tier.
         """
-        limit = max(2 * want, 20)
         by_site: dict[int, list[Candidate]] = {}
         seen: set[tuple[int, int]] = set()
+        total = 0
+        for query, bound, soft in tiers:
+            total += self._search_tier(shard, query, bound, soft, scorer, want, per_site, by_site, seen)
+        return _best(by_site, per_site, want), total
+
+    def _search_tier(self, shard: Shard, query: tantivy.Query, bound: float, soft: bool, scorer: _Scorer,
+                     want: int, per_site: int, by_site: dict[int, list[Candidate]],
+                     seen: set[tuple[int, int]]) -> int:
+        """One tier of :meth:`_search_shard`: adds to ``by_site`` and ``seen``; returns the tier's hit count."""
+        limit = max(2 * want, 20)
         closed: set[int] = set()
         total = 0
         while True:
@@ -258,11 +329,12 @@ class ShardSet:
             addresses = [address for _, address in hits]
             sites = shard.searcher.fast_field_values("site_hash", addresses) if hits else []
             boosts = shard.searcher.fast_field_values("boost", addresses) if hits else []
-            floor = -1.0
+            best = _best(by_site, per_site, want)
+            floor = best[-1].score if len(best) >= want else -1.0
             for i, (local, address) in enumerate(hits):
                 ceiling = local * bound
                 if ceiling <= floor:
-                    return _best(by_site, per_site, want), total
+                    return total
                 key = (address.segment_ord, address.doc)
                 site = int(sites[i] or 0)
                 same = by_site.get(site, [])
@@ -272,9 +344,7 @@ class ShardSet:
                     closed.add(site)
                     continue
                 seen.add(key)
-                leaves = leaves_of(scoring.explain(shard.searcher, address).to_json(), self.field_names) \
-                    if scoring is not None else []
-                score = exact_score(leaves, stats, float(boosts[i] or 0.0))
+                score = scorer.score(shard.searcher, address, float(boosts[i] or 0.0), soft, self.field_names)
                 same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
                 same.sort(key=lambda c: -c.score)
                 by_site[site] = same
@@ -282,7 +352,7 @@ class ShardSet:
                 if len(best) >= want:
                     floor = best[-1].score
             if len(hits) < limit:
-                return _best(by_site, per_site, want), total
+                return total
             limit *= 4
 
     def details(self, candidates: Sequence[Candidate], text: str) -> list[HitDetails]:
@@ -303,22 +373,29 @@ class ShardSet:
         return [found[i] for i in range(len(candidates))]
 
     def explain(self, url: str, text: str, stats: Stats) -> dict[str, Any] | None:
-        """The score explanation of ``url``'s document for the query, or ``None`` when it is not here."""
+        """The score explanation of ``url``'s document for the query, or ``None`` when it is not here.
+
+        ``matches`` tells whether the document is a hit of the query (either tier).
+        """
+        assert self.schema is not None
         built = self._build(text)
         for shard in self.shards:
-            assert self.schema is not None
-            hits = shard.searcher.search(tantivy.Query.term_query(self.schema, "id", url), 1).hits
+            by_id = tantivy.Query.term_query(self.schema, "id", url)
+            hits = shard.searcher.search(by_id, 1).hits
             if not hits:
                 continue
             address = hits[0][1]
-            matched = shard.searcher.search(
-                tantivy.Query.boolean_query([(tantivy.Occur.Must, built.query),
-                                             (tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "id", url))]),
-                1, count=True).count
+            tiers = [built.query] + ([built.soft] if built.soft is not None else [])
+            matched = any(shard.searcher.search(tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, tier), (tantivy.Occur.Must, by_id)]), 1, count=True).count for tier in tiers)
             boost = float(shard.searcher.fast_field_values("boost", [address])[0] or 0.0)
             leaves = leaves_of(built.scoring.explain(shard.searcher, address).to_json(), self.field_names) \
                 if matched and built.scoring is not None else []
-            result = explain(leaves, stats, boost)
+            power = self.settings.get_float("query.coord.power")
+            result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power))
             result["matches"] = bool(matched)
+            vector = query_vector(self._parse(text), self.semantic.model) if self.semantic is not None else None
+            if vector is not None and self.semantic is not None:
+                result["similarity"] = self.semantic.similarity(vector, url)
             return result
         return None

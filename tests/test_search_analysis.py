@@ -1,0 +1,122 @@
+"""Stemmed shadow fields (by page language) and soft matching: what they find, and scores equal on 1 and N shards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gossamer.core.settings import Settings
+from gossamer.index import Analysis, query_stems
+from gossamer.index.analysis import stem_tokens, stemmer_of
+from gossamer.search.searcher import open_searcher
+from tests.index_fixtures import Page, make_crawl
+
+
+def pages() -> list[Page]:
+    en, de = {"lang": "en"}, {"lang": "de"}
+    return [
+        Page("http://a.test/crawling", "Crawling the web", "a crawler is crawling pages and links", meta=en),
+        Page("http://a.test/crawl", "Crawl", "the crawl command starts one crawl", meta=en),
+        Page("http://b.test/haus", "Häuser", "die Häuser der Stadt", meta=de),
+        Page("http://b.test/cafe", "Café", "un café au lait", meta={"lang": "fr"}),
+        Page("http://c.test/copy", "Shallow and deep copy", "copy a list without shared items: deepcopy", meta=en),
+        Page("http://c.test/list", "Lists", "a list holds items in order; a shallow copy shares them", meta=en),
+        Page("http://c.test/join", "os.path.join", "join path components: os.path.join(a, b)", meta=en),
+        Page("http://d.test/other", "Unrelated", "tea kettle recipes and other things", meta=en),
+    ]
+
+
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, Settings]]:
+    root = tmp_path_factory.mktemp("analysis")
+    return {n: make_crawl(root / f"shards{n}", pages(), shards=n) for n in (1, 3)}
+
+
+def test_analyzers_stem_by_language_and_fold() -> None:
+    assert stem_tokens("Crawling Cafés", "en") == ["crawl", "cafe"]
+    assert stem_tokens("Häuser", "de") == ["haus"]
+    assert stem_tokens("Häuser", None) == ["hauser"]  # no language, no default: folding only
+    assert stemmer_of("unknown", "en") == "english" and stemmer_of("xx") is None
+    assert query_stems("crawling", ["en", "de"]) == ["crawl", "crawling"]
+
+
+def test_shadow_fields_follow_the_setting(tmp_path: Path) -> None:
+    from tests.index_fixtures import settings_for_test
+
+    analysis = Analysis(settings_for_test(tmp_path))
+    doc = analysis.apply({"lang": "de", "title": "Die Häuser", "anchor": ["Häuser", 3], "content": "x"})
+    assert doc["title_stem"] == "die haus" and doc["anchor_stem"] == ["haus"]
+    off = Analysis(settings_for_test(tmp_path, **{"index.analysis.fields": []}))
+    assert off.apply({"title": "Häuser"}) == {"title": "Häuser"}
+
+
+def test_stemmed_matches_score_below_exact_ones(crawls) -> None:
+    broker = open_searcher(*crawls[3])
+    try:
+        found = broker.search("crawl", n=10, per_site=0)
+        hits = [h.url for h in found.hits]
+        assert hits[0] == "http://a.test/crawl" and "http://a.test/crawling" in hits
+        # the German page is stemmed as German: "Häuser" → "haus"
+        assert [h.url for h in broker.search("haus", per_site=0).hits] == ["http://b.test/haus"]
+        assert [h.url for h in broker.search("cafe", per_site=0).hits] == ["http://b.test/cafe"]
+        detail = broker.explain("http://a.test/crawling", "crawl")
+        assert detail is not None and {leaf["field"] for leaf in detail["leaves"]} <= {
+            "title_stem", "content_stem", "anchor_stem"}
+    finally:
+        broker.close()
+
+
+def test_identifiers_are_found_whole_and_by_parts(crawls) -> None:
+    broker = open_searcher(*crawls[1])
+    try:
+        for query in ("os.path.join", "join", "path"):
+            assert "http://c.test/join" in [h.url for h in broker.search(query, per_site=0).hits], query
+        assert [h.url for h in broker.search("os.path.join", per_site=0).hits][0] == "http://c.test/join"
+    finally:
+        broker.close()
+
+
+def test_soft_matching_ranks_pages_missing_a_word(crawls) -> None:
+    broker = open_searcher(*crawls[3])
+    try:
+        found = broker.search("copy list without shared duplicates", n=10, per_site=0)
+        assert found.hits and found.hits[0].url == "http://c.test/copy"
+        detail = broker.explain("http://c.test/copy", "copy list without shared duplicates")
+        assert detail is not None and detail["matches"] and 0 < detail["coordination"] < 1
+        assert detail["soft_matched"] == [True, True, True, True, False]
+        assert detail["score"] == pytest.approx(found.hits[0].score, rel=1e-9)
+        # a page with every word comes first (coordination 1), then the partial ones
+        both = broker.search("shallow copy", n=10, per_site=0)
+        assert {h.url for h in both.hits[:2]} == {"http://c.test/copy", "http://c.test/list"}
+        assert broker.explain(both.hits[0].url, "shallow copy")["coordination"] == 1.0
+        # required words, phrases and field clauses stay required
+        assert broker.search("+kettle copy", per_site=0).total == 0
+        assert broker.search('"deep copy" unicorn', per_site=0).total == 0
+    finally:
+        broker.close()
+
+
+def test_soft_and_stem_settings_turn_each_off(crawls) -> None:
+    crawl, conf = crawls[1]
+    strict = open_searcher(crawl, conf.with_values([("query.soft", False), ("query.stem.boost", 0.0)], "test"))
+    try:
+        assert strict.search("copy list without shared duplicates", per_site=0).total == 0
+        assert [h.url for h in strict.search("crawl", per_site=0).hits] == ["http://a.test/crawl"]
+    finally:
+        strict.close()
+
+
+def test_soft_and_stemmed_scores_equal_on_1_and_n_shards(crawls) -> None:
+    one, three = (open_searcher(*crawls[n]) for n in (1, 3))
+    try:
+        for query in ("crawl pages", "copy list without shared duplicates", "haus cafe", "shallow copy items",
+                      "os.path.join components kettle"):
+            a, b = one.search(query, n=20, per_site=0), three.search(query, n=20, per_site=0)
+            assert a.total == b.total > 0, query
+            assert {h.url: round(h.score, 9) for h in a.hits} == {h.url: round(h.score, 9) for h in b.hits}, query
+            grouped_a, grouped_b = one.search(query, n=3, per_site=1), three.search(query, n=3, per_site=1)
+            assert [round(h.score, 9) for h in grouped_a.hits] == [round(h.score, 9) for h in grouped_b.hits]
+    finally:
+        one.close()
+        three.close()
