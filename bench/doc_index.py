@@ -47,6 +47,7 @@ root stays due for ever, its robots.txt answering 500, so the crawl never stops 
 FULL_TOP_N: int = 100_000
 """``-topN`` of the full crawl: above any round's due URLs, so every round fetches all it can."""
 QUICK_PAGES: int = 3_000
+OUTLINKS_ENV: str = "BENCH_MAX_OUTLINKS"
 ANCHOR_SETTINGS: dict[str, Any] = {"linkdb.ignore.internal.links": False}
 """The doc sites link almost only within themselves: keep internal links so pages get anchor text."""
 
@@ -73,13 +74,21 @@ def cache_root(opts: BenchOptions) -> Path:
 
 
 def crawl_params(quick: bool) -> dict[str, Any]:
-    """The parameters that identify a cached crawl."""
+    """The parameters that identify a cached crawl.
+
+    ``$BENCH_MAX_OUTLINKS`` (an integer) crawls with that ``db.max.outlinks.per.page`` instead of
+    every link, into its own cache directory (``doc-full-outlinks100``): issue 20's outlink-cap measurement.
+    """
     if quick:
         rounds, top_n = rounds_for(QUICK_PAGES)
     else:
         rounds, top_n = FULL_ROUNDS, FULL_TOP_N
-    return {"kind": "quick" if quick else "full", "rounds": rounds, "top_n": top_n, "threads": THREADS,
-            "per_host": PER_HOST, "settings": CRAWL_SETTINGS, "excluded_hosts": [lw.TRAP_HOST]}
+    kind, settings = "quick" if quick else "full", CRAWL_SETTINGS
+    if os.environ.get(OUTLINKS_ENV):
+        cap = int(os.environ[OUTLINKS_ENV])
+        kind, settings = f"{kind}-outlinks{cap}", {**CRAWL_SETTINGS, "db.max.outlinks.per.page": cap}
+    return {"kind": kind, "rounds": rounds, "top_n": top_n, "threads": THREADS,
+            "per_host": PER_HOST, "settings": settings, "excluded_hosts": [lw.TRAP_HOST]}
 
 
 def inventory(crawl: Path) -> dict[str, int]:
@@ -116,6 +125,7 @@ def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], Non
     params = crawl_params(opts.quick)
     home = cache_root(opts) / f"doc-{params['kind']}"
     crawl = home / "crawl"
+    settings = params["settings"]
     if not _fresh_forced(opts):
         marker = _valid(crawl, params)
         if marker is not None:
@@ -135,7 +145,7 @@ def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], Non
     log(f"local web up ({served['seconds']} s); crawling into {crawl}")
     seeds = home / "seeds.txt"
     seed_list = lw.doc_seeds(seeds)
-    argv = crawl_argv(gossamer_executable(), seeds, crawl, params["rounds"], CRAWL_SETTINGS,
+    argv = crawl_argv(gossamer_executable(), seeds, crawl, params["rounds"], settings,
                       top_n=params["top_n"], threads=THREADS)
     started = datetime.now(UTC)
     m = setup.step("crawl", argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})

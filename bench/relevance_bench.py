@@ -1,4 +1,4 @@
-"""The ``relevance`` benchmark: 100 navigational queries over the indexed doc web, with and without anchor text.
+"""The ``relevance`` benchmark: 100 navigational and 100 topical queries over the indexed doc web.
 
 Issue 5, point 7. Setup as for ``search`` (:mod:`bench.doc_index`): the cached crawl, then two work
 crawls over the same segments — ``anchors``: invertlinks with ``linkdb.ignore.internal.links=false``,
@@ -28,6 +28,12 @@ finds it), round-robin over the sources: 100 queries over the six sources are 17
 its turns to the others). git.web.test's command pages (``git-<cmd>.html``) would be a natural source, but its
 robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): not crawled.
 
+Topical queries (issue 20): as many again, over the same reference pages, described in other words than
+the title by the rule of :mod:`bench.topical_queries`; ``kind`` tells them apart and every metric is
+also reported per kind and per host (source). The ``nutch_links`` variant inverts links with Nutch's
+``linkdb.ignore.internal.links=true``; the ``anchors_per_site_2`` run searches the ``anchors`` index with
+``--per-site 2`` (batch mode groups by site only when asked, since issue 20).
+
 Static rank (issue 18): three more work crawls with anchors — ``static_none``
 (``index.static.rank=none``), ``linkrank`` (``webgraph`` and ``linkrank`` with Nutch's defaults, which
 ignore links inside a host or domain, then ``index.static.rank=linkrank``) and ``linkrank_internal``
@@ -35,7 +41,7 @@ ignore links inside a host or domain, then ``index.static.rank=linkrank``) and `
 ``link.ignore.limit.page/.domain=false``: every link counts); ``anchors`` is the OPIC row.
 
 Runs: ``gossamer search -d <crawl> --topics topics.tsv --run run-<variant>.txt -n 10`` (measured
-steps), default settings: at most ``searcher.max.hits.per.site`` = 2 hits per site. Metrics, computed
+steps), default settings: batch mode, no site grouping. Metrics, computed
 here (:func:`evaluate`; exact, no library): for each query the rank r of the first acceptable URL in
 the run's top 10 (none: 0 credit); RR@10 = 1/r; MRR@10 = mean RR@10 over all 100 queries (queries
 without a hit count 0); success@k = share of queries with an acceptable URL at rank <= k (k = 1, 10).
@@ -59,9 +65,11 @@ from bench.doc_index import ANCHOR_SETTINGS, cache_untouched_check, cached_crawl
 from bench.inject_bench import gossamer_executable
 from bench.search_bench import parsed_pages
 from bench.steps import StepRunner, work_dir
+from bench.topical_queries import make_queries, topical_pool
 
 NAME: str = "relevance"
-DESCRIPTION: str = "MRR@10 / success@1,10 of 100 navigational queries (API names -> pages), with and without anchors"
+DESCRIPTION: str = ("MRR@10 / success@1,10 of 100 navigational (API names) and 100 topical (described in other "
+                    "words) queries, per kind and host, over anchor, linkdb and static-rank variants")
 QUERIES, QUICK_QUERIES = 100, 30
 DEPTH: int = 10
 OUT_DIR: Path = RESULTS_DIR / "relevance"
@@ -121,12 +129,14 @@ def candidates(pages: list[tuple[str, str]]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def draw(pool: dict[str, list[dict[str, Any]]], total: int, seed: int, indexed: Any) -> list[dict[str, Any]]:
-    """``total`` queries taken round-robin over the sources (in :data:`SOURCES` order).
+def draw(pool: dict[str, list[dict[str, Any]]], total: int, seed: int, indexed: Any,
+         kind: str = "navigational") -> list[dict[str, Any]]:
+    """``total`` queries of ``kind`` taken round-robin over the sources (in :data:`SOURCES` order).
 
     Each source's candidates are shuffled with ``seed``; in its turn a source gives its next
     candidate whose page ``indexed(url, name)`` confirms. A source that runs out drops out of the
-    rotation, so 100 queries over six full sources are 17, 17, 17, 17, 16, 16.
+    rotation, so 100 queries over six full sources are 17, 17, 17, 17, 16, 16. Query ids are
+    ``N001``… (navigational) or ``T001``… (topical).
     """
     rng = random.Random(seed)
     orders: dict[str, list[dict[str, Any]]] = {}
@@ -143,13 +153,13 @@ def draw(pool: dict[str, list[dict[str, Any]]], total: int, seed: int, indexed: 
             while orders[source]:
                 item = orders[source].pop(0)
                 if indexed(item["url"], item["name"]):
-                    chosen.append({"source": source, **item})
+                    chosen.append({"source": source, "kind": kind, **item})
                     break
             if not orders[source]:
                 live.remove(source)
     chosen.sort(key=lambda item: list(SOURCES).index(item["source"]))
     for i, item in enumerate(chosen, start=1):
-        item["qid"] = f"N{i:03d}"
+        item["qid"] = f"{kind[0].upper()}{i:03d}"
     return chosen
 
 
@@ -164,7 +174,10 @@ def read_run(path: Path) -> dict[str, list[str]]:
 
 
 def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: int = DEPTH) -> dict[str, Any]:
-    """MRR@depth, success@1 and success@depth over all queries (see the module docstring); ranks per qid."""
+    """MRR@depth, success@1 and success@depth over all queries, per kind and per host (source); ranks per qid.
+
+    Each source is one host (``python`` = python.web.test …); a query without a ``kind`` is navigational.
+    """
     ranks: dict[str, int | None] = {}
     for q in queries:
         accept = set(q["accept"])
@@ -178,18 +191,26 @@ def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: in
                 "success@1": round(sum(1 for q in qids if ranks[q] == 1) / m, 4) if m else None,
                 f"success@{depth}": round(sum(1 for q in qids if ranks[q]) / m, 4) if m else None}
 
-    by_source: dict[str, list[str]] = defaultdict(list)
+    def by_host(items: list[dict[str, Any]]) -> dict[str, Any]:
+        groups: dict[str, list[str]] = defaultdict(list)
+        for q in items:
+            groups[q["source"]].append(q["qid"])
+        return {s: summary(qids) for s, qids in groups.items()}
+
+    kinds: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for q in queries:
-        by_source[q["source"]].append(q["qid"])
+        kinds[q.get("kind", "navigational")].append(q)
     return {**summary([q["qid"] for q in queries]), "answered": sum(1 for q in queries if run.get(q["qid"])),
-            "by_source": {s: summary(qids) for s, qids in by_source.items()}, "ranks": ranks, "n": n}
+            "by_kind": {k: {**summary([q["qid"] for q in items]), "by_host": by_host(items)}
+                        for k, items in kinds.items()},
+            "by_host": by_host(queries), "ranks": ranks, "n": n}
 
 
 def _indexed_checker(crawl: Path) -> Any:
     """``indexed(url, name)``: whether the crawl's index holds the page (``Broker.explain`` finds it).
 
-    Also returns the broker (to close) and, per indexed URL, whether the page matches its query at
-    all (``matches`` of the explanation; recorded, not used to choose).
+    Also returns the broker (to close) and, per ``url<TAB>query`` of an indexed page, whether the page
+    matches its query at all (``matches`` of the explanation; recorded, not used to choose).
     """
     from gossamer.core.settings import load_settings
     from gossamer.search.searcher import open_searcher
@@ -200,7 +221,7 @@ def _indexed_checker(crawl: Path) -> Any:
     def indexed(url: str, name: str) -> bool:
         answer = broker.explain(url, name)
         if answer is not None:
-            matches[url] = bool(answer.get("matches"))
+            matches[f"{url}\t{name}"] = bool(answer.get("matches"))
         return answer is not None
 
     return indexed, broker, matches
@@ -214,6 +235,11 @@ def _write_files(queries: list[dict[str, Any]]) -> tuple[Path, Path]:
     qrels.write_text("".join(f"{q['qid']} 0 {u} 1\n" for q in queries for u in q["accept"]), encoding="utf-8")
     return topics, qrels
 
+
+NUTCH_LINKS: dict[str, Any] = {"linkdb.ignore.internal.links": True}
+"""The ``nutch_links`` variant: Nutch's linkdb default, links inside a host give no anchor text."""
+GROUPED: str = "anchors_per_site_2"
+"""The run of the ``anchors`` index with ``--per-site 2``: batch ranking as it was before issue 20."""
 
 STATIC_RANKS: dict[str, dict[str, Any]] = {
     "static_none": {"index.static.rank": "none"},
@@ -285,7 +311,10 @@ def run(opts: BenchOptions) -> dict[str, Any]:
                                            {**ANCHOR_SETTINGS, "plugin.excludes": "index-anchor"})}
         crawls.update({variant: work_crawl(cache, work / f"crawl-{variant}", {**ANCHOR_SETTINGS, **extra})
                        for variant, extra in {**STATIC_RANKS, **SEMANTIC}.items()})
-        built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS)}
+        crawls["nutch_links"] = work_crawl(cache, work / "crawl-nutch-links", NUTCH_LINKS)
+        built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS),
+                 "nutch_links": index_steps(setup, crawls["nutch_links"], prefix="nutch_links_",
+                                            extra_defines=NUTCH_LINKS)}
         graphs: dict[str, Any] = {}
         result["graphs"] = graphs
         for variant in ("no_anchors", *STATIC_RANKS, *SEMANTIC):
@@ -307,29 +336,32 @@ def run(opts: BenchOptions) -> dict[str, Any]:
             return {**result, **empty, "setup": setup.steps, "checks": setup.checks}
         drawn = json.loads(drawn_file.read_text(encoding="utf-8"))
         queries, matches = drawn["queries"], drawn["matches"]
-        result["candidates"] = drawn["candidates"]
+        result["candidates"], result["topical_candidates"] = drawn["candidates"], drawn["topical_candidates"]
         topics, qrels = _write_files(queries)
         log(f"{len(queries)} queries from {result['candidates']}; topics {topics}, qrels {qrels}")
 
         run_ = StepRunner(work / "logs", len(queries), log)
         metrics: dict[str, Any] = {}
-        for variant, crawl in crawls.items():
+        runs = {variant: (crawl, []) for variant, crawl in crawls.items()}
+        runs[GROUPED] = (crawls["anchors"], ["--per-site", "2"])
+        for variant, (crawl, extra) in runs.items():
             out = OUT_DIR / f"run-{variant}.txt"
             m = run_.step(variant, [gossamer_executable(), "search", "-d", str(crawl), "--topics", str(topics),
-                                    "--run", str(out), "-n", str(DEPTH), "--tag", variant])
+                                    "--run", str(out), "-n", str(DEPTH), "--tag", variant, *extra])
             run_.steps.get(variant, {}).pop("urls_per_s", None)
             if m is not None:
                 metrics[variant] = evaluate(queries, read_run(out))
         result["files"] = {"topics": str(topics), "qrels": str(qrels),
-                           "runs": {v: str(OUT_DIR / f"run-{v}.txt") for v in crawls}}
+                           "runs": {v: str(OUT_DIR / f"run-{v}.txt") for v in runs}}
         result["queries"] = [{"qid": q["qid"], "source": q["source"], "query": q["name"], "accept": q["accept"],
-                              "target_matches_query": matches.get(q["url"]),
+                              "kind": q["kind"],
+                              "target_matches_query": matches.get(f"{q['url']}\t{q['name']}"),
                               **{f"rank_{v}": metrics[v]["ranks"].get(q["qid"]) for v in metrics}} for q in queries]
         for v in metrics:
             metrics[v].pop("ranks")
         result["metrics"] = metrics
-        run_.check("queries_drawn", len(queries) == total, f"{len(queries)} of {total} queries drawn "
-                   f"(candidates per source: {result['candidates']})")
+        run_.check("queries_drawn", len(queries) == 2 * total, f"{len(queries)} of {2 * total} queries drawn "
+                   f"(candidates per source: {result['candidates']}, topical: {result['topical_candidates']})")
         for v, m in metrics.items():
             run_.check(f"{v}_answered", m["answered"] == len(queries),
                        f"{m['answered']} of {len(queries)} queries with results")
@@ -353,20 +385,25 @@ def main(argv: list[str]) -> None:
     """``python -m bench.relevance_bench draw CRAWL COUNT SEED OUT``: the queries, as JSON.
 
     Reads the parsed pages of ``CRAWL/segments``, keeps the reference pages (:func:`candidates`) and
-    draws ``COUNT`` queries whose pages ``CRAWL``'s index holds (:func:`draw`). Run as a subprocess
-    so the benchmark's own process stays small (measured steps inherit its RSS in ``ru_maxrss``).
+    draws ``COUNT`` navigational queries (seed ``SEED``) and ``COUNT`` topical ones (descriptions by
+    :mod:`bench.topical_queries` with seed ``SEED``, drawn with ``SEED + 1``) whose pages ``CRAWL``'s
+    index holds (:func:`draw`). Run as a subprocess so the benchmark's own process stays small
+    (measured steps inherit its RSS in ``ru_maxrss``).
     """
     if len(argv) != 5 or argv[0] != "draw":
         raise SystemExit("usage: python -m bench.relevance_bench draw CRAWL COUNT SEED OUT")
-    crawl = Path(argv[1])
-    pool = candidates(parsed_pages(crawl / "segments"))
+    crawl, count, seed = Path(argv[1]), int(argv[2]), int(argv[3])
+    pages = parsed_pages(crawl / "segments")
+    pool = candidates(pages)
+    topical = make_queries(topical_pool(crawl / "segments", pool, dict(pages)), seed)
     indexed, broker, matches = _indexed_checker(crawl)
     try:
-        queries = draw(pool, int(argv[2]), int(argv[3]), indexed)
+        queries = draw(pool, count, seed, indexed) + draw(topical, count, seed + 1, indexed, "topical")
     finally:
         broker.close()
     Path(argv[4]).write_text(json.dumps({"queries": queries, "matches": matches,
-                                         "candidates": {s: len(items) for s, items in pool.items()}},
+                                         "candidates": {s: len(items) for s, items in pool.items()},
+                                         "topical_candidates": {s: len(items) for s, items in topical.items()}},
                                         ensure_ascii=False), encoding="utf-8")
 
 

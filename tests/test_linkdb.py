@@ -68,7 +68,7 @@ def test_invert_ignores_internal_links_and_keeps_the_table_layout(crawl: Path) -
         (C, [(B + "x", "from c"), (A, "")]),
         (B + "broken", [(C, "from a failed page")]),
     ], failed=(B + "broken",))
-    report = invert_links(linkdb, [seg], Settings())
+    report = invert_links(linkdb, [seg], conf({"linkdb.ignore.internal.links": True}))  # Nutch's default
     assert report.done and report.total_urls == 3
     assert inlinks(linkdb, B + "x") == [(A, "to b"), (C, "from c")]
     assert inlinks(linkdb, C) == [(A, "to c")]
@@ -93,7 +93,8 @@ def test_external_links_option_and_nothing_to_do(cli, crawl: Path) -> None:
                                           "linkdb.ignore.external.links": True})
     invert_links(linkdb, [segments / "20260101000000"], settings)
     assert inlinks(linkdb, A + "in") == [(A, "inner")] and inlinks(linkdb, B) == []
-    both = cli("invertlinks", linkdb, "-dir", segments, "-D", "linkdb.ignore.external.links=true")
+    both = cli("invertlinks", linkdb, "-dir", segments, "-D", "linkdb.ignore.external.links=true",
+               "-D", "settings.profile=nutch")
     assert both.code == 1 and "nothing to do" in both.out and "both true" in both.err
     assert inlinks(linkdb, A + "in") == [(A, "inner")]
 
@@ -185,7 +186,7 @@ def test_real_parser_output_and_several_parts(crawl: Path) -> None:
             outputs.add(parser.parse(url, datum, Content(url, url, html, "text/html")))
         outputs.close()
     finish_parse_tables(staging, segment, 2)
-    report = invert_links(crawl / "linkdb", [segment], conf({"store.parts": 3}))
+    report = invert_links(crawl / "linkdb", [segment], conf({"store.parts": 3, "linkdb.ignore.internal.links": True}))
     assert report.total_urls == 1
     hub = read_inlinks(crawl / "linkdb", "http://hub.example/")
     assert len(hub) == 40 and {i.anchor for i in hub} == {f"site {i}" for i in range(40)}

@@ -164,3 +164,13 @@ def test_search_cli_and_trec_batch(cli, crawls, tmp_path: Path) -> None:
     assert [line[0] for line in lines] == ["q1", "q1", "q2", "q2", "q2"]
     assert all(line[1] == "Q0" and line[5] == "gossamer" for line in lines)
     assert [int(line[3]) for line in lines if line[0] == "q2"] == [1, 2, 3]
+    one_topic = tmp_path / "one.tsv"
+    one_topic.write_text("q9\talpha\n", encoding="utf-8")
+    hosts: dict[str, list[str]] = {}
+    for name, extra in (("plain", []), ("grouped", ["--per-site", "1"])):
+        out = tmp_path / f"{name}.txt"
+        assert cli("search", "-d", crawl, "--topics", one_topic, "--run", out, "-n", "10", *extra,
+                   "-D", "http.agent.name=t").code == 0
+        hosts[name] = [line.split()[2].split("/")[2] for line in out.read_text().splitlines()]
+    assert len(hosts["grouped"]) == len(set(hosts["grouped"]))  # --per-site 1: one hit per site
+    assert len(hosts["plain"]) == 10 > len(set(hosts["plain"]))  # batch default: no site grouping

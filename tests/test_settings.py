@@ -28,12 +28,14 @@ REFERENCE_DEFAULTS = {
     "parser.character.encoding.default": "windows-1252", "indexer.score.power": 0.5,
     "link.analyze.damping.factor": 0.85, "db.update.purge.404": False,
     "db.fetch.schedule.adaptive.inc_rate": 0.4, "db.fetch.schedule.adaptive.sync_delta_rate": 0.3,
+    "linkdb.ignore.internal.links": True,
 }
+"""Nutch 1.x's defaults: Gossamer's own, except where ``settings.profile=nutch`` restores Nutch's."""
 
 
 @pytest.mark.parametrize(("name", "value"), sorted(REFERENCE_DEFAULTS.items()))
 def test_reference_defaults(name: str, value: object) -> None:
-    assert load_settings().get(name) == value
+    assert load_settings(overrides=["settings.profile=nutch"]).get(name) == value
 
 
 def test_variable_expansion_follows_the_referenced_property() -> None:

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 DIR_HELP = "crawl directory, or its URI (s3://bucket/crawl): its index is searched"
 INDEX_HELP = "the index to search, a directory or URI (default: <crawl>/index)"
+BATCH_PER_SITE = 0
+"""Hits per site in batch mode (``--topics``) unless ``--per-site`` is given: no grouping, the plain
+ranking that TREC-style evaluation expects; one query keeps ``searcher.max.hits.per.site``."""
 
 
 def searched_index(crawl_dir: str, index: str | None) -> tuple[Path | None, Place, Settings]:
@@ -49,7 +52,8 @@ def search_command(
     index: Annotated[str | None, typer.Option("--index", help=INDEX_HELP)] = None,
     hits: Annotated[int, typer.Option("-n", "--hits", help="results per page (10)")] = 10,
     start: Annotated[int, typer.Option("--start", help="rank of the first result (0-based)")] = 0,
-    per_site: Annotated[int | None, typer.Option("--per-site", help="max hits per site (0 = no grouping)")]
+    per_site: Annotated[int | None, typer.Option("--per-site", help="max hits per site (0 = no grouping; default: "
+                                                             "searcher.max.hits.per.site, with --topics 0)")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="explain each hit's score")] = False,
@@ -96,7 +100,7 @@ def search_command(
         fail(str(exc), EXIT_NOTHING)
     try:
         if topics is not None and run is not None:
-            raise typer.Exit(_batch(searcher, topics, run, hits, per_site, tag))
+            raise typer.Exit(_batch(searcher, topics, run, hits, BATCH_PER_SITE if per_site is None else per_site, tag))
         assert query is not None
         try:
             results = searcher.search(query, hits, start, per_site)

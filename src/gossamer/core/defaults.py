@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from gossamer.core.address_policy import check_address_entries
 from gossamer.core.mime import PARSE_PLUGIN_MAP, check_size_limits, check_type_map
-from gossamer.core.property import Property
+from gossamer.core.property import Property, Value
 from gossamer.core.property_checks import CHECKS
 
 PROPERTIES: tuple[Property, ...] = (
@@ -176,7 +176,8 @@ PROPERTIES: tuple[Property, ...] = (
              "Apply the internal/external link rules to redirect targets too"),
     Property("db.ignore.external.exemptions.file", "db-ignore-external-exemptions.txt", "str",
              "Regex rules exempting external links from db.ignore.external.links (urlfilter-ignoreexempt)"),
-    Property("db.max.outlinks.per.page", 100, "int", "Outlinks processed per page; <0 = all"),
+    Property("db.max.outlinks.per.page", 1000, "int",
+             "Outlinks processed per page; <0 = all (Nutch: 100; settings.profile=nutch restores it)"),
     Property("db.max.anchor.length", 100, "int", "Anchor texts of outlinks are cut to this many characters"),
     Property("db.max.outlink.length", 4096, "int",
              "Longer outlink/redirect URLs (chars) are dropped before normalizing; <0 = no limit"),
@@ -206,8 +207,9 @@ PROPERTIES: tuple[Property, ...] = (
     # --- LinkDb ---
     Property("linkdb.max.inlinks", 10000, "int",
              "Inlinks kept per URL in the linkdb; further ones are discarded"),
-    Property("linkdb.ignore.internal.links", True, "bool",
-             "Skip links from the same host when inverting links"),
+    Property("linkdb.ignore.internal.links", False, "bool",
+             "Skip links from the same host when inverting links (Nutch: true, which leaves a one-site crawl "
+             "without anchor text; settings.profile=nutch restores it)"),
     Property("linkdb.ignore.external.links", False, "bool",
              "Skip links from other hosts when inverting links"),
     Property("linkdb.max.anchor.length", 100, "int",
@@ -716,10 +718,26 @@ PROPERTIES: tuple[Property, ...] = (
              "Bad input lines printed in full per job (all are counted)", nutch=False),
     Property("urls.schemes", ["http", "https", "ftp", "file"], "list",
              "URL schemes accepted into the crawldb", nutch=False),
+    Property("settings.profile", "gossamer", "str",
+             "Default set: gossamer = Gossamer's defaults (tuned for site search); nutch = Nutch 1.x's values "
+             "where Gossamer's defaults differ (linkdb.ignore.internal.links, db.max.outlinks.per.page)",
+             nutch=False),
 )
 PROPERTIES = tuple(replace(p, check=CHECKS[p.name]) if p.name in CHECKS else p  # type: ignore[arg-type]
                    for p in PROPERTIES)
 """All properties, grouped by prefix; names are unique; ranges and choices from :mod:`.property_checks`."""
+
+PROFILE_PROPERTY = "settings.profile"
+PROFILES: dict[str, dict[str, Value]] = {
+    "gossamer": {},
+    "nutch": {
+        "linkdb.ignore.internal.links": True,
+        "db.max.outlinks.per.page": 100,
+    },
+}
+"""Per ``settings.profile``: the defaults it replaces.  ``nutch`` restores Nutch 1.x's values of the
+properties whose Gossamer default departs from Nutch (issue 20: site-search defaults, measured in
+``docs/search.md``); every other property already has Nutch's default."""
 
 PROPERTY_PATTERNS: tuple[Property, ...] = (
     Property("urlnormalizer.scope.<scope>", "", "str",

@@ -167,5 +167,5 @@ CHECKS: dict[str, object] = {
     "store.parts": Between(1, 1024), "store.row.group.rows": POSITIVE,
     "store.compression": one_of("zstd", "snappy", "gzip", "brotli", "lz4", "none"),
     "store.lock.wait.seconds": NON_NEGATIVE, "fs.s3.scheme": one_of("", "http", "https"),
-    "cli.max.reported.errors": NON_NEGATIVE,
+    "cli.max.reported.errors": NON_NEGATIVE, "settings.profile": one_of("gossamer", "nutch"),
 }

@@ -11,6 +11,11 @@
   that resembles no property is ignored with a warning.
 * ``-D name=value`` on the command line, last one wins.
 
+``settings.profile`` picks the bottom layer: ``gossamer`` (the default) is the defaults module as
+it is; ``nutch`` replaces the few defaults where Gossamer departs from Nutch 1.x
+(:data:`gossamer.core.defaults.PROFILES`) by Nutch's values.  Any layer above still wins, and
+:meth:`Settings.origin` names the profile for a value it supplied.
+
 A name that is no property raises :class:`UnknownPropertyError` naming the
 closest real one.  Names that Nutch has but Gossamer does not use (Solr, Hadoop,
 …) are accepted with a warning, so an existing ``nutch-site.xml`` loads as is.
@@ -29,7 +34,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gossamer.core.defaults import NUTCH_ONLY, PROPERTIES, PROPERTY_PATTERNS
+from gossamer.core.defaults import NUTCH_ONLY, PROFILE_PROPERTY, PROFILES, PROPERTIES, PROPERTY_PATTERNS
 from gossamer.core.property import Property, Value, format_value
 
 ENV_PREFIX = "GOSSAMER_"
@@ -110,8 +115,12 @@ class Settings:
         prop = property_definition(name)
         return self._resolve(prop, 0)
 
+    def _profile(self) -> Mapping[str, Value]:
+        """The defaults that the chosen ``settings.profile`` replaces (empty for Gossamer's own)."""
+        return PROFILES.get(str(self.values.get(PROFILE_PROPERTY, "")), {})
+
     def _resolve(self, prop: Property, depth: int) -> Value:
-        raw = self.values.get(prop.name, prop.default)
+        raw = self.values.get(prop.name, self._profile().get(prop.name, prop.default))
         if isinstance(raw, str) and "${" in raw:
             if depth > 10:
                 raise SettingsError(f"property {prop.name!r}: ${{…}} references nest too deeply")
@@ -153,6 +162,8 @@ class Settings:
     def origin(self, name: str) -> str:
         """Where the effective value of ``name`` came from (``default`` when unset)."""
         property_definition(name)
+        if name not in self.origins and name in self._profile():
+            return f"profile {self.values[PROFILE_PROPERTY]}"
         return self.origins.get(name, "default")
 
     def with_values(self, pairs: Iterable[tuple[str, object]], origin: str) -> Settings:
@@ -180,7 +191,7 @@ class Settings:
     def check_references(self) -> None:
         """Resolve every ``${name}`` value now, so a bad reference fails before any job starts."""
         for name in {*_REGISTRY, *self.values}:
-            raw = self.values.get(name, property_definition(name).default)
+            raw = self.values.get(name, self._profile().get(name, property_definition(name).default))
             if _is_reference(raw):
                 try:
                     self.get(name)

@@ -1,0 +1,48 @@
+"""The relevance benchmark's topical-query rule and its per-kind, per-host metrics (bench/)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from bench.relevance_bench import evaluate
+from bench.topical_queries import candidate_words, description, topical_query
+
+PAGE = b"""<html><body><nav><p>Home Library Modules Index Search Next Previous Topic</p></nav>
+<h1>os.path - Common pathname manipulations</h1><p>Source code: Lib/posixpath.py for POSIX systems here</p>
+<p>This module implements some useful functions on pathnames, for reading or writing files.</p>
+<pre>print(os.path.join(a, b)) and more code words here</pre>
+<p>Short one.</p><p>The parameters can be passed as strings or bytes or any object.</p></body></html>"""
+
+
+def test_description_skips_navigation_code_and_short_paragraphs() -> None:
+    text = description(PAGE)
+    assert text.startswith("This module implements") and "Home" not in text and "print" not in text
+    assert "Short one" not in text and text.endswith("any object.")
+
+
+def test_candidate_words_avoid_the_title_url_stop_words_and_relatives() -> None:
+    words = candidate_words("This module implements useful pathnames; it implemented HashMap and modules",
+                            "os.path - Common pathname manipulations", "http://h.test/library/os.path.html")
+    assert words == ["module", "implements", "useful"]  # pathnames ~ pathname; implemented ~ implements
+    assert "library" not in candidate_words("a library call", "", "http://h.test/library/x.html")
+
+
+def test_topical_query_takes_rare_words_in_text_order_and_is_seeded() -> None:
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    df = Counter({"alpha": 9, "beta": 1, "gamma": 8, "delta": 2, "epsilon": 7, "zeta": 3})
+    query = topical_query(words, df, random.Random(1))
+    assert query == "beta delta zeta" == topical_query(words, df, random.Random(2))
+    assert topical_query(["lonely"], df, random.Random(1)) is None
+    assert topical_query(["two", "words"], df, random.Random(1)) == "two words"
+
+
+def test_evaluate_reports_per_kind_and_host() -> None:
+    queries = [{"qid": "N001", "kind": "navigational", "source": "python", "accept": ["u1"]},
+               {"qid": "T001", "kind": "topical", "source": "python", "accept": ["u2"]},
+               {"qid": "T002", "kind": "topical", "source": "java", "accept": ["u3"]}]
+    result = evaluate(queries, {"N001": ["u1"], "T001": ["x", "u2"], "T002": ["x"]})
+    assert result["mrr@10"] == 0.5 and result["by_kind"]["navigational"]["success@1"] == 1.0
+    topical = result["by_kind"]["topical"]
+    assert topical["mrr@10"] == 0.25 and topical["success@10"] == 0.5
+    assert topical["by_host"]["java"]["mrr@10"] == 0.0 and result["by_host"]["python"]["mrr@10"] == 0.75
