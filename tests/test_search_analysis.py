@@ -27,10 +27,14 @@ def pages() -> list[Page]:
     ]
 
 
+ON = {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5, "query.soft": True}
+"""Stemming and soft matching are off by default (they lowered topical relevance, docs/search.md): on here."""
+
+
 @pytest.fixture(scope="module")
 def crawls(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, Settings]]:
     root = tmp_path_factory.mktemp("analysis")
-    return {n: make_crawl(root / f"shards{n}", pages(), shards=n) for n in (1, 3)}
+    return {n: make_crawl(root / f"shards{n}", pages(), shards=n, **ON) for n in (1, 3)}
 
 
 def test_analyzers_stem_by_language_and_fold() -> None:
@@ -44,7 +48,7 @@ def test_analyzers_stem_by_language_and_fold() -> None:
 def test_shadow_fields_follow_the_setting(tmp_path: Path) -> None:
     from tests.index_fixtures import settings_for_test
 
-    analysis = Analysis(settings_for_test(tmp_path))
+    analysis = Analysis(settings_for_test(tmp_path, **ON))
     doc = analysis.apply({"lang": "de", "title": "Die Häuser", "anchor": ["Häuser", 3], "content": "x"})
     assert doc["title_stem"] == "die haus" and doc["anchor_stem"] == ["haus"]
     off = Analysis(settings_for_test(tmp_path, **{"index.analysis.fields": []}))

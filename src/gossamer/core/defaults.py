@@ -507,9 +507,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("indexingfilter.order", "", "str",
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
-    Property("index.analysis.fields", ["title", "anchor", "content"], "list",
+    Property("index.analysis.fields", [], "list",
              "Text fields that get a stemmed, case- and accent-folded shadow field <field>_stem (by the "
-             "page's language); empty = no shadow fields", nutch=False),
+             "page's language), e.g. title,anchor,content; empty (default: measured to lower topical "
+             "relevance, see docs/search.md) = no shadow fields", nutch=False),
     Property("index.analysis.default.language", "en", "str",
              "Stemmer language (ISO 639-1) of a page whose language is unknown or has no Snowball stemmer; "
              "empty = fold only", nutch=False),
@@ -652,7 +653,7 @@ PROPERTIES: tuple[Property, ...] = (
     Property("query.title.boost", 1.5, "float", "Boost of matches in the title field", nutch=False),
     Property("query.host.boost", 2.0, "float", "Boost of matches in the host field", nutch=False),
     Property("query.content.boost", 1.0, "float", "Boost of matches in the content field", nutch=False),
-    Property("query.stem.boost", 0.5, "float",
+    Property("query.stem.boost", 0.0, "float",
              "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "
              "stemmed matching at query time", nutch=False),
     Property("query.stem.languages", ["en"], "list",
