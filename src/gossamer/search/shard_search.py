@@ -1,0 +1,132 @@
+"""One shard's part of a search: candidates in tantivy's order, explained until no later one can enter the top.
+
+:func:`search_shard` runs each tier of a query (the all-words tier, then the soft
+second tier when there is one) over one :class:`Shard`, scoring every candidate
+exactly with :class:`TierScorer` (global BM25 × static rank × the second tier's
+coordination factor) and stopping once tantivy's bound says no later candidate can
+beat the current top ``want`` (per site at most ``per_site``).  Used by
+:class:`~gossamer.search.shards.ShardSet`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import tantivy
+
+from gossamer.index import BALLAST_ID, EngineStats
+from gossamer.search.backend import Candidate, group_by_site
+from gossamer.search.query_build import BuiltQuery
+from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, max_partial_coordination
+
+
+@dataclass
+class Shard:
+    """One open shard: number, tantivy index and searcher, and statistics.
+
+    ``engine``: as tantivy counts them (ballast included); ``real``: without ballast.
+    """
+
+    number: int
+    index: tantivy.Index
+    searcher: tantivy.Searcher
+    engine: EngineStats
+    real: EngineStats
+    has_ballast: bool
+
+
+def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
+    """The best ``want`` candidates, at most ``per_site`` of a site (each site's list sorted best first)."""
+    pool = [c for same in by_site.values() for c in (same[:per_site] if per_site else same)]
+    return group_by_site(pool, per_site, want)
+
+
+class TierScorer:
+    """A hit's exact score for one query: global BM25 × static rank × (second tier) coordination."""
+
+    def __init__(self, built: BuiltQuery, stats: Stats, power: float) -> None:
+        self.built = built
+        self.stats = stats
+        self.power = power
+        self.partial_bound = max_partial_coordination(built.groups, stats, power)
+
+    def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, soft: bool,
+              field_names: Sequence[str]) -> float:
+        """The exact score of the document at ``address`` (``soft``: found by the second tier)."""
+        scoring = self.built.scoring
+        leaves = leaves_of(scoring.explain(searcher, address).to_json(), field_names) if scoring is not None else []
+        coord = coordination(leaves, self.built.groups, self.stats, self.power)[0] if soft else 1.0
+        return exact_score(leaves, self.stats, boost, coord)
+
+
+
+def search_shard(shard: Shard, tiers: Sequence[tuple[tantivy.Query, float, bool]], scorer: TierScorer,
+                 want: int, per_site: int, schema: tantivy.Schema,
+                 field_names: Sequence[str]) -> tuple[list[Candidate], int]:
+    """Explain candidates of each tier in tantivy's order until none left can enter the top ``want``.
+
+    A tier is ``(engine query, bound, soft)``: tantivy's order is by the scaled
+    local score and a candidate's exact score is at most ``bound`` × that (for
+    the soft tier the bound includes the largest partial coordination factor).
+    A site is *closed* within a tier once it has ``per_site`` exact scores no
+    later candidate of it can beat: its further documents are skipped without
+    explaining and, when the candidate list runs out, excluded from the next,
+    longer search (Nutch's ``-site:`` re-query).  The total counts the hits of
+    every tier.
+    """
+    by_site: dict[int, list[Candidate]] = {}
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for query, bound, soft in tiers:
+        total += _search_tier(shard, query, bound, soft, scorer, want, per_site, by_site, seen, schema,
+                              field_names)
+    return _best(by_site, per_site, want), total
+
+def _search_tier(shard: Shard, query: tantivy.Query, bound: float, soft: bool, scorer: TierScorer,
+                 want: int, per_site: int, by_site: dict[int, list[Candidate]],
+                 seen: set[tuple[int, int]], schema: tantivy.Schema, field_names: Sequence[str]) -> int:
+    """One tier of :func:`search_shard`: adds to ``by_site`` and ``seen``; returns the tier's hit count."""
+    limit = max(2 * want, 20)
+    closed: set[int] = set()
+    total = 0
+    while True:
+        current = query
+        excluded = [tantivy.Query.term_set_query(schema, "site_hash", sorted(closed))] if closed else []
+        if shard.has_ballast:
+            excluded.append(tantivy.Query.term_query(schema, "id", BALLAST_ID))
+        if excluded:
+            current = tantivy.Query.boolean_query([(tantivy.Occur.Must, query)]
+                                                  + [(tantivy.Occur.MustNot, q) for q in excluded])
+        result = shard.searcher.search(current, limit, count=not total, weight_by_field="boost")
+        total = total or result.count or 0
+        hits = result.hits
+        addresses = [address for _, address in hits]
+        sites = shard.searcher.fast_field_values("site_hash", addresses) if hits else []
+        boosts = shard.searcher.fast_field_values("boost", addresses) if hits else []
+        best = _best(by_site, per_site, want)
+        floor = best[-1].score if len(best) >= want else -1.0
+        for i, (local, address) in enumerate(hits):
+            ceiling = local * bound
+            if ceiling <= floor:
+                return total
+            key = (address.segment_ord, address.doc)
+            site = int(sites[i] or 0)
+            same = by_site.get(site, [])
+            if key in seen or site in closed:
+                continue
+            if per_site and len(same) >= per_site and ceiling <= same[per_site - 1].score:
+                closed.add(site)
+                continue
+            seen.add(key)
+            score = scorer.score(shard.searcher, address, float(boosts[i] or 0.0), soft, field_names)
+            same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
+            same.sort(key=lambda c: -c.score)
+            by_site[site] = same
+            best = _best(by_site, per_site, want)
+            if len(best) >= want:
+                floor = best[-1].score
+        if len(hits) < limit:
+            return total
+        limit *= 4
+
