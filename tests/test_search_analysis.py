@@ -124,3 +124,16 @@ def test_soft_and_stemmed_scores_equal_on_1_and_n_shards(crawls) -> None:
     finally:
         one.close()
         three.close()
+
+
+def test_a_word_the_index_splits_stays_required_in_the_soft_tier(crawls) -> None:
+    """``os.path.join`` is searched as a phrase: a page with only ``path`` or ``join`` must not enter the
+    soft tier through it (its exact score could then exceed the tier's bound, and 1 and N shards differ)."""
+    broker = open_searcher(*crawls[3])
+    try:
+        found = broker.search("os.path.join components unicorn", n=20, per_site=0)
+        assert [h.url for h in found.hits] == ["http://c.test/join"]  # the soft tier, through "components"
+        assert broker.explain(found.hits[0].url, "os.path.join components unicorn")["coordination"] < 1.0
+        assert broker.search("os.path.join copy kettle", n=20, per_site=0).total == 0
+    finally:
+        broker.close()

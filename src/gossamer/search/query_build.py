@@ -204,8 +204,14 @@ class QueryBuilder:
 
 
 def _is_soft(clause: Clause) -> bool:
-    """A bare term on the default field: required in the first tier only."""
-    return clause.kind == "term" and not clause.field and not clause.required and not clause.excluded
+    """A bare one-word term on the default field: required in the first tier only.
+
+    A term the index splits into several words (``os.path.join``) stays required: it is
+    searched as a phrase, whose engine score is not the sum of its words' leaves, so a page
+    holding only some of its words would break the soft tier's bound on the exact score.
+    """
+    return (clause.kind == "term" and not clause.field and not clause.required and not clause.excluded
+            and len(analyze(" ".join(clause.tokens))) == 1)
 
 
 def clause_tokens(ctx: QueryContext, clause: Clause) -> list[str]:
