@@ -254,9 +254,14 @@ STATIC_RANKS: dict[str, dict[str, Any]] = {
 the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them kept (but
 one counted inlink per source domain, Nutch's ``link.ignore.limit.domain``); LinkRank with every link counted."""
 
-SEMANTIC: dict[str, dict[str, Any]] = {"semantic": {"search.semantic": True}}
-"""Hybrid semantic ranking (issue 20 point 4): ``anchors`` plus page vectors in the index and the nearest pages
-fused with the text ranking (the fusion settings' defaults; ``bench.semantic_tune`` chooses them on one half
+SEMANTIC: dict[str, dict[str, Any]] = {
+    "semantic": {"search.semantic": True},
+    "soft": {"query.soft": True},
+    "stemmed": {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5},
+}
+"""Ranking options that are off by default, each as ``anchors`` plus the option: ``soft`` matching and
+``stemmed`` shadow fields (issue 20 points 2–3); ``semantic``: hybrid semantic ranking (point 4): page
+vectors in the index and the nearest pages fused with the text ranking (the fusion settings' defaults; ``bench.semantic_tune`` chooses them on one half
 of the queries). Its ``index`` step measures indexing with embeddings; ``index_bytes_per_page`` the size."""
 
 
