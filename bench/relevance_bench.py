@@ -261,8 +261,9 @@ SEMANTIC: dict[str, dict[str, Any]] = {
 }
 """Ranking options that are off by default, each as ``anchors`` plus the option: ``soft`` matching and
 ``stemmed`` shadow fields (issue 20 points 2–3); ``semantic``: hybrid semantic ranking (point 4): page
-vectors in the index and the nearest pages fused with the text ranking (the fusion settings' defaults; ``bench.semantic_tune`` chooses them on one half
-of the queries). Its ``index`` step measures indexing with embeddings; ``index_bytes_per_page`` the size."""
+vectors in the index and the nearest pages fused with the text ranking (the fusion settings' defaults;
+``bench.semantic_tune`` chooses them on one half of the queries). Its ``index`` step measures indexing
+with embeddings; ``index_bytes_per_page`` the size."""
 
 
 def _bytes_per_page(index: Path) -> float | None:
