@@ -30,6 +30,7 @@ from gossamer.graph.schema import (
     NODES_SCHEMA,
     OUTLINKS,
     OUTLINKS_SCHEMA,
+    dense_ids,
 )
 from gossamer.store import (
     PartWriter,
@@ -73,8 +74,7 @@ def write_graph(webgraph_dir: Place | str, urls: pa.Array, from_index: np.ndarra
     id_of[node_index[order]] = ids_sorted
     sorted_urls = node_urls.take(pa.array(order))
     from_ids, to_ids = id_of[from_index], id_of[to_index]
-    dense_from = offsets[from_ids >> NODE_ID_SHIFT] + (from_ids & ((1 << NODE_ID_SHIFT) - 1))
-    dense_to = offsets[to_ids >> NODE_ID_SHIFT] + (to_ids & ((1 << NODE_ID_SHIFT) - 1))
+    dense_from, dense_to = dense_ids(from_ids, offsets), dense_ids(to_ids, offsets)
     inlinks_n = np.bincount(dense_to, minlength=len(order)).astype(np.int32)
     outlinks_n = np.bincount(dense_from, minlength=len(order)).astype(np.int32)
     kept = np.ones(len(from_ids), dtype=bool) if counted is None else np.asarray(counted, dtype=bool)

@@ -24,8 +24,6 @@ import numpy as np
 
 from gossamer.graph.schema import NODE_ID_SHIFT
 
-ROW_MASK = (1 << NODE_ID_SHIFT) - 1
-
 
 @dataclass(frozen=True)
 class PartEdges:

@@ -29,7 +29,8 @@ import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine import run_tasks
-from gossamer.graph.linkrank_math import ROW_MASK, PartEdges, part_edges, part_sums
+from gossamer.graph.linkrank_math import PartEdges, part_edges, part_sums
+from gossamer.graph.schema import NODE_ID_SHIFT, ROW_MASK, dense_ids
 from gossamer.store import Place, read_parquet_file
 
 EDGE_COLUMNS = ["from_id", "to_id", "counted"]
@@ -61,7 +62,7 @@ class PartLoops:
 
 def loops_by_part(from_ids: np.ndarray, to_ids: np.ndarray, parts: int) -> list[PartLoops]:
     """Split loop links (sorted by ``to_id``) by the part of their target."""
-    target_parts = to_ids >> 40
+    target_parts = to_ids >> NODE_ID_SHIFT
     bounds = np.searchsorted(target_parts, np.arange(parts + 1))
     return [PartLoops(from_ids[lo:hi], to_ids[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
@@ -87,7 +88,7 @@ def load_part(place: Place, part: int, shape: GraphShape, loops: PartLoops | Non
 
 def _pair_keys(from_ids: np.ndarray, to_ids: np.ndarray, shape: GraphShape, part: int) -> np.ndarray:
     """One exact int64 per link into ``part``: dense source id × rows of the part + target row."""
-    dense_from = shape.offsets[from_ids >> 40] + (from_ids & ROW_MASK)
+    dense_from = dense_ids(from_ids, shape.offsets)
     return dense_from * np.int64(max(shape.rows(part), 1)) + (to_ids & ROW_MASK)
 
 

@@ -41,6 +41,8 @@ import pyarrow as pa
 
 NODE_ID_SHIFT = 40
 """``id = part << NODE_ID_SHIFT | row`` (the engine's ``SEQ_SPLIT_SHIFT``)."""
+ROW_MASK = (1 << NODE_ID_SHIFT) - 1
+"""``id & ROW_MASK`` is the node's row in its part."""
 GENERATION_PREFIX = "graph:"
 """The ``absorbed`` entry naming a table version's graph generation."""
 
@@ -83,7 +85,7 @@ def node_id(part: int, row: int) -> int:
 def dense_ids(ids: np.ndarray, part_offsets: np.ndarray) -> np.ndarray:
     """Node ids → ``0 … N-1`` (int64): ``part_offsets[p]`` is the number of nodes in parts before ``p``."""
     ids = np.asarray(ids, dtype=np.int64)
-    return part_offsets[ids >> NODE_ID_SHIFT] + (ids & ((1 << NODE_ID_SHIFT) - 1))
+    return part_offsets[ids >> NODE_ID_SHIFT] + (ids & ROW_MASK)
 
 
 def generation(absorbed: tuple[str, ...] | list[str]) -> str | None:
