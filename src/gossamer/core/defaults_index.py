@@ -118,6 +118,8 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("query.title.boost", 1.5, "float", "Boost of matches in the title field", nutch=False),
     Property("query.host.boost", 2.0, "float", "Boost of matches in the host field", nutch=False),
     Property("query.content.boost", 1.0, "float", "Boost of matches in the content field", nutch=False),
+    Property("query.opening.boost", 3.0, "float",
+             "Boost of matches in the opening field (the page's opening text, index-opening)", nutch=False),
     Property("query.stem.boost", 0.0, "float",
              "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "
              "stemmed matching at query time", nutch=False),

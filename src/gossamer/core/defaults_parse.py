@@ -81,6 +81,11 @@ PARSE_PROPERTIES: tuple[Property, ...] = (
              "headings: elements (h1 … h6) whose text goes into parse metadata under their name"),
     Property("headings.multivalued", False, "bool",
              "headings: keep the text of every such element (tab-separated), not only the first"),
+    Property("opening.max.words", 80, "int",
+             "parse-opening / index-opening: words of the page's opening text kept (its first prose blocks)",
+             nutch=False),
+    Property("opening.min.block.words", 5, "int",
+             "parse-opening: a text block of fewer words is a label, not prose, and is skipped", nutch=False),
     Property("creativecommons.exclude.unlicensed", False, "bool",
              "creativecommons: a page without a license fails to parse (and is not indexed)"),
     # --- URL normalizers ---
@@ -154,8 +159,8 @@ PARSE_PROPERTIES: tuple[Property, ...] = (
              "Activate plugins required by active plugins even if not included"),
     Property(
         "plugin.includes",
-        ("protocol-http|urlfilter-regex|parse-(html|text|pdf|ooxml|odf|rtf|feed|xml|metatags)|"
-         "index-(basic|anchor|more|metadata)|language-identifier|"
+        ("protocol-http|urlfilter-regex|parse-(html|text|pdf|ooxml|odf|rtf|feed|xml|metatags|opening)|"
+         "index-(basic|anchor|more|metadata|opening)|language-identifier|"
          "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",
         "Regex of plugin ids to activate (Gossamer default; Nutch's names parse-tika, indexer-solr)",

@@ -153,7 +153,7 @@ class QueryBuilder:
         self.schema = schema
         self.field_names = frozenset(field_names)
         self.boosts = {name: settings.get_float(f"query.{name}.boost")
-                       for name in ("url", "anchor", "title", "host", "content")}
+                       for name in ("url", "anchor", "title", "host", "content", "opening")}
         self.stem_boost = settings.get_float("query.stem.boost")
         self.stem_languages = tuple(code.lower() for code in settings.get_list("query.stem.languages"))
         self.soft = settings.get_bool("query.soft")

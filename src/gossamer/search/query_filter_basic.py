@@ -20,8 +20,8 @@ from gossamer.core import Clause, Settings
 from gossamer.plugins import PluginInfo, QueryFilter
 from gossamer.search.query_build import QueryContext
 
-DEFAULT_FIELDS = ("url", "anchor", "title", "host", "content")
-TEXT_FIELDS = ("title", "anchor", "content")
+DEFAULT_FIELDS = ("url", "anchor", "title", "host", "content", "opening")
+TEXT_FIELDS = ("title", "anchor", "content", "opening")
 
 
 class BasicQueryFilter(QueryFilter):

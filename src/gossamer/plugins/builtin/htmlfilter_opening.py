@@ -1,0 +1,231 @@
+"""Plugins ``parse-opening`` and ``index-opening``: the page's opening text, as its own field.
+
+A page states its subject in its first sentences: the lead paragraph of an article, the summary
+line of an API item, the synopsis of a command.  People who describe a page in their own words
+use the words of that opening far more than the words of the navigation around it, so the index
+keeps it apart (Wikipedia's search does the same with its ``opening_text`` field) and a bare query
+word scores there with ``query.opening.boost``.
+
+``parse-opening`` (HtmlParseFilter) writes parse metadata :data:`OPENING_KEY`:
+
+1. the *main region*: the first ``<main>``, ``[role=main]``, ``#content``, ``#main-content`` or
+   ``#main`` element, else the page's only ``<article>``, else ``<body>`` (also when the region
+   holds no prose);
+2. its *text blocks* in document order: ``<p>`` elements, and ``<div>``, ``<dd>``, ``<li>``,
+   ``<td>`` and ``<blockquote>`` elements holding no block element themselves (so a block's text
+   is taken once, at its innermost level) — never inside navigation, header, footer, aside,
+   headings, ``<pre>``, forms, or an element whose ``role`` or ``class``/``id`` names a side bar,
+   menu, breadcrumb, table of contents, header, footer or navigation (:data:`BOILERPLATE_PARTS`);
+3. blocks of fewer than ``opening.min.block.words`` words (with a letter) are labels, not prose:
+   skipped; headings are skipped too (the title's business);
+4. words are taken until ``opening.max.words``; the page's ``<meta name="description">`` comes
+   first when its text is not already among them.
+
+A page with no such text has no key.  ``index-opening`` (IndexingFilter) puts the key into the
+``opening`` text field; for a page no HTML parser read (PDF, office documents, feeds, plain text)
+the first ``opening.max.words`` words of its text are its opening.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from gossamer.core import Content, Settings
+from gossamer.plugins.api import HtmlParseFilter, IndexField, IndexingFilter, IndexInput, ParseResult
+from gossamer.plugins.builtin.index_more import mime_type
+from gossamer.plugins.registry import PluginInfo
+
+OPENING_KEY = "opening"
+"""Parse-metadata key (and index field) of the page's opening text."""
+MAIN_SELECTORS = ("main", "[role=main]", "#content", "#main-content", "#main")
+BLOCK_TAGS = frozenset({"p", "div", "section", "article", "main", "dl", "dt", "dd", "ul", "ol", "li", "table",
+                        "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "blockquote", "center", "details",
+                        "summary", "hr", "br", "body", "address"})
+"""Elements that end a run of prose: their content is a block of its own."""
+SKIP_TAGS = frozenset({"nav", "header", "footer", "aside", "pre", "script", "style", "noscript", "form",
+                       "button", "select", "template", "figure", "svg", "math", "iframe", "object", "menu",
+                       "h1", "h2", "h3", "h4", "h5", "h6", "hgroup"})
+"""Elements whose whole content is never prose of the opening (headings are the title's business)."""
+BOILERPLATE_PARTS = ("nav", "menu", "sidebar", "breadcrumb", "toc", "footer", "header", "banner")
+"""A ``class``/``id`` word (split at white space, ``-`` and ``_``) starting or ending with one of these
+names page furniture (``leftnav``, ``navheader``, ``sphinxsidebar``, ``toctree``, ``breadcrumbs``)."""
+BOILERPLATE_WORDS = frozenset({"related", "skip", "search", "searchbox", "share", "social", "cookie", "cookies"})
+_NAME_SPLIT = re.compile(r"[\s_-]+")
+BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu"})
+HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
+MAX_NODES = 2_000
+"""Block elements visited at most per page: prose that has not begun by then is not an opening
+(index and list pages); it also bounds the work on huge or hostile pages."""
+MAIN_SELECTOR = ", ".join(MAIN_SELECTORS)
+
+
+def _is_furniture(node: Any) -> bool:
+    """Whether block element ``node`` is navigation, a side bar or other page furniture (by role, class, id)."""
+    attrs = node.attrs
+    role = attrs.get("role")
+    if role and role.lower() in BOILERPLATE_ROLES:
+        return True
+    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".strip()
+    return bool(names) and any(_furniture(word) for word in _NAME_SPLIT.split(names.lower()))
+
+
+@lru_cache(maxsize=4096)
+def _furniture(word: str) -> bool:
+    """Whether one class/id word names page furniture (see :data:`BOILERPLATE_PARTS`)."""
+    return word in BOILERPLATE_WORDS or word.startswith(BOILERPLATE_PARTS) or word.endswith(BOILERPLATE_PARTS)
+
+
+def main_region(tree: Any) -> Any:
+    """The element holding the page's main content (see the module docstring), or ``None``.
+
+    One pass finds the first element of :data:`MAIN_SELECTORS` in document order (the outermost
+    when they nest); only a page without one is searched for ``<article>`` elements.
+    """
+    node = tree.css_first(MAIN_SELECTOR)
+    if node is not None:
+        return node
+    articles = tree.css("article")
+    return articles[0] if len(articles) == 1 else tree.body
+
+
+class _Collector:
+    """Walks a region in document order, cutting its text into prose runs at block boundaries."""
+
+    def __init__(self, max_words: int, min_block_words: int) -> None:
+        self.max_words = max_words
+        self.min_block_words = min_block_words
+        self.words: list[str] = []
+
+    def flush(self, run: list[str]) -> None:
+        """End a run of inline content: keep its words if it is prose (enough words with letters)."""
+        text = " ".join(run)
+        run.clear()
+        block = text.split()
+        if len(block) >= self.min_block_words and len(_LETTER_WORD.findall(text)) >= self.min_block_words:
+            self.words.extend(block[: self.max_words - len(self.words)])
+
+    def walk(self, region: Any) -> None:
+        """Collect ``region``'s prose runs in document order until full (iterative: any depth).
+
+        Inline elements join the current run with their whole text; a block element ends it and
+        its content is walked (unless it is furniture); a skipped element (:data:`SKIP_TAGS`) ends
+        it and is not read.  At most :data:`MAX_NODES` block elements are entered.
+        """
+        stack: list[tuple[Any, list[str]]] = [(region.iter(include_text=True), [])]
+        budget = MAX_NODES
+        while stack:
+            children, run = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                if run:
+                    self.flush(run)
+                    if len(self.words) >= self.max_words:
+                        return
+            elif child.is_text_node:
+                run.append(child.text_content or "")
+            elif child.is_element_node:
+                tag = child.tag
+                if tag in BLOCK_TAGS:
+                    if run:
+                        self.flush(run)
+                        if len(self.words) >= self.max_words:
+                            return
+                    budget -= 1
+                    if budget <= 0:
+                        return
+                    if not _is_furniture(child):
+                        stack.append((child.iter(include_text=True), []))
+                elif tag in SKIP_TAGS:
+                    if run:
+                        self.flush(run)
+                else:
+                    run.append(child.text(separator=" "))
+
+
+def opening_text(tree: Any, max_words: int, min_block_words: int) -> str:
+    """The page's opening text: at most ``max_words`` words of its first prose runs ("" if none)."""
+    region = main_region(tree)
+    if region is None or max_words <= 0:
+        return ""
+    collector = _Collector(max_words, min_block_words)
+    collector.walk(region)
+    body = tree.body
+    if not collector.words and body is not None and region.mem_id != body.mem_id:
+        collector.walk(body)  # the main region held no prose: the whole body
+    text = " ".join(collector.words)
+    description = _description(tree)
+    if description and _plain(description) not in _plain(text):
+        text = " ".join([*description.split()[:max_words], text]).strip()
+    return text
+
+
+def _plain(text: str) -> str:
+    """Lower-cased letters and digits only, single-spaced (to tell whether one text repeats another)."""
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+
+
+_NON_WORD = re.compile(r"[^\w]+")
+_LETTER_WORD = re.compile(r"(?<!\S)[^\W\d_]")
+"""The start of a word that begins with a letter (prose words; ``1.0.0``, ``[−]``, ``·`` are not)."""
+
+
+def _description(tree: Any) -> str:
+    head = tree.head
+    node = head.css_first('meta[name="description" i]') if head is not None else None
+    return " ".join((node.attributes.get("content") or "").split()) if node is not None else ""
+
+
+class OpeningParseFilter(HtmlParseFilter):
+    """The opening text → parse metadata ``opening``."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.max_words = settings.get_int("opening.max.words")
+        self.min_block_words = settings.get_int("opening.min.block.words")
+
+    def filter(self, content: Content, result: ParseResult, tree: Any) -> ParseResult:
+        if not result.text.text:  # robots noindex: nothing of the page is kept
+            return result
+        text = opening_text(tree, self.max_words, self.min_block_words)
+        if text:
+            result.data.parse_metadata[OPENING_KEY] = text
+        return result
+
+
+class OpeningIndexingFilter(IndexingFilter):
+    """``opening``: the parse's opening text (the start of the text for pages that are not HTML)."""
+
+    fields = (IndexField("opening", "text", stored=False, description="the page's opening text"),)
+
+    def __init__(self, settings: Settings) -> None:
+        self.max_words = settings.get_int("opening.max.words")
+
+    def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
+        meta = page.parse.data.parse_metadata
+        text = meta.get(OPENING_KEY)
+        if text is None and not _is_html(page):
+            text = " ".join((page.parse.text.text or "").split()[: self.max_words])
+        if text:
+            doc["opening"] = text
+        return doc
+
+
+def _is_html(page: IndexInput) -> bool:
+    """Whether the page is HTML (its content type, as ``index-more`` reads it, is an HTML one)."""
+    return mime_type(page.parse.data.content_metadata) in HTML_TYPES
+
+
+PARSE_PLUGIN = PluginInfo(
+    id="parse-opening",
+    point="HtmlParseFilter",
+    factory=OpeningParseFilter,
+    description="the page's opening text (first prose of the main content, meta description) into 'opening'",
+)
+INDEX_PLUGIN = PluginInfo(
+    id="index-opening",
+    point="IndexingFilter",
+    factory=OpeningIndexingFilter,
+    description="opening: the page's opening text, a searched field (query.opening.boost)",
+)
