@@ -118,6 +118,12 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("query.title.boost", 1.5, "float", "Boost of matches in the title field", nutch=False),
     Property("query.host.boost", 2.0, "float", "Boost of matches in the host field", nutch=False),
     Property("query.content.boost", 1.0, "float", "Boost of matches in the content field", nutch=False),
+    Property("query.name.boost", 2.0, "float",
+             "Score multiplier of a page one of whose names (index-name: title segments, URL file name) is the whole "
+             "query, compared folded (case, punctuation); 1 = off", nutch=False),
+    Property("query.name.exact.boost", 1.5, "float",
+             "Further multiplier when the name matches the query as written (case and punctuation too); 1 = off",
+             nutch=False),
     Property("query.opening.boost", 3.0, "float",
              "Boost of matches in the opening field (the page's opening text, index-opening)", nutch=False),
     Property("query.stem.boost", 0.0, "float",

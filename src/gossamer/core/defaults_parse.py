@@ -160,7 +160,7 @@ PARSE_PROPERTIES: tuple[Property, ...] = (
     Property(
         "plugin.includes",
         ("protocol-http|urlfilter-regex|parse-(html|text|pdf|ooxml|odf|rtf|feed|xml|metatags|opening)|"
-         "index-(basic|anchor|more|metadata|opening)|language-identifier|"
+         "index-(basic|anchor|more|metadata|opening|name)|language-identifier|"
          "indexer-tantivy|query-(basic|site|url|more|lang)|scoring-opic|urlnormalizer-(pass|regex|basic)"),
         "str",
         "Regex of plugin ids to activate (Gossamer default; Nutch's names parse-tika, indexer-solr)",

@@ -4,7 +4,8 @@ Public API: :func:`index` and :func:`clean` (what ``gossamer index`` / ``clean``
 run), :class:`IndexOptions`, :class:`IndexReport`, the index directory helpers
 (:class:`IndexDescription`, :func:`live_index`, :func:`shard_of`), an index on another
 filesystem (:class:`IndexTarget` for writers, :class:`IndexCache` for readers) and the schema
-(:data:`CORE_FIELDS`, :func:`analyze`), the stemmed shadow fields (:class:`Analysis`,
+(:data:`CORE_FIELDS`, :func:`analyze`), the keys of the ``name`` field (:func:`exact_key`,
+:func:`folded_key`; filter ``index-name``), the stemmed shadow fields (:class:`Analysis`,
 :func:`query_stems`, :func:`stem_field`), what searchers read of a shard (:func:`open_shard`,
 :func:`engine_stats`), the page vectors of ``search.semantic`` (:func:`embedder`,
 :func:`read_vectors`), and the document one page would become (:func:`check_document`, for
@@ -19,6 +20,7 @@ from gossamer.index.check import DocumentCheck, check_document
 from gossamer.index.documents import IndexOptions
 from gossamer.index.embeddings import Embedder, EmbeddingError, embedder
 from gossamer.index.indexer import IndexReport, clean, index
+from gossamer.index.name_field import exact_key, folded_key
 from gossamer.index.schema import CORE_FIELDS, analyze
 from gossamer.index.store import INDEX_FILE, IndexDescription, live_index, open_shard, shard_name, shard_of
 from gossamer.index.target import IndexTarget
@@ -50,6 +52,8 @@ __all__ = [
     "IndexTarget",
     "analyze",
     "check_document",
+    "exact_key",
+    "folded_key",
     "clean",
     "index",
     "live_index",

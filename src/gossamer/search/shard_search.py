@@ -36,6 +36,22 @@ class Shard:
     has_ballast: bool
 
 
+@dataclass(frozen=True)
+class Tier:
+    """One tier of a shard's search: the engine query, its bound, whether it is the soft tier, and its factor.
+
+    tantivy orders the tier's candidates by their scaled local score; a candidate's exact
+    score is at most ``bound`` × that (``bound`` includes ``factor`` and, for the soft tier,
+    the largest partial coordination factor).  ``factor`` multiplies every exact score of the
+    tier (a name match, :mod:`gossamer.search.name_match`).
+    """
+
+    query: tantivy.Query
+    bound: float
+    soft: bool = False
+    factor: float = 1.0
+
+
 def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
     """The best ``want`` candidates, at most ``per_site`` of a site (each site's list sorted best first)."""
     pool = [c for same in by_site.values() for c in (same[:per_site] if per_site else same)]
@@ -51,25 +67,22 @@ class TierScorer:
         self.power = power
         self.partial_bound = max_partial_coordination(built.groups, stats, power)
 
-    def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, soft: bool,
+    def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, tier: Tier,
               field_names: Sequence[str]) -> float:
-        """The exact score of the document at ``address`` (``soft``: found by the second tier)."""
+        """The exact score of the document at ``address``, found by ``tier``."""
         scoring = self.built.scoring
         leaves = leaves_of(scoring.explain(searcher, address).to_json(), field_names) if scoring is not None else []
-        coord = coordination(leaves, self.built.groups, self.stats, self.power)[0] if soft else 1.0
-        return exact_score(leaves, self.stats, boost, coord)
+        coord = coordination(leaves, self.built.groups, self.stats, self.power)[0] if tier.soft else 1.0
+        return exact_score(leaves, self.stats, boost, coord) * tier.factor
 
 
-
-def search_shard(shard: Shard, tiers: Sequence[tuple[tantivy.Query, float, bool]], scorer: TierScorer,
+def search_shard(shard: Shard, tiers: Sequence[Tier], scorer: TierScorer,
                  want: int, per_site: int, schema: tantivy.Schema,
                  field_names: Sequence[str]) -> tuple[list[Candidate], int]:
     """Explain candidates of each tier in tantivy's order until none left can enter the top ``want``.
 
-    A tier is ``(engine query, bound, soft)``: tantivy's order is by the scaled
-    local score and a candidate's exact score is at most ``bound`` × that (for
-    the soft tier the bound includes the largest partial coordination factor).
-    A site is *closed* within a tier once it has ``per_site`` exact scores no
+    Tiers (:class:`Tier`) run in order; a document explained by an earlier tier is
+    skipped by later ones.  A site is *closed* within a tier once it has ``per_site`` exact scores no
     later candidate of it can beat: its further documents are skipped without
     explaining and, when the candidate list runs out, excluded from the next,
     longer search (Nutch's ``-site:`` re-query).  The total counts the hits of
@@ -78,15 +91,17 @@ def search_shard(shard: Shard, tiers: Sequence[tuple[tantivy.Query, float, bool]
     by_site: dict[int, list[Candidate]] = {}
     seen: set[tuple[int, int]] = set()
     total = 0
-    for query, bound, soft in tiers:
-        total += _search_tier(shard, query, bound, soft, scorer, want, per_site, by_site, seen, schema,
-                              field_names)
+    for tier in tiers:
+        counted = _search_tier(shard, tier, scorer, want, per_site, by_site, seen, schema, field_names)
+        total += counted if tier.factor == 1.0 else 0  # name tiers' pages are counted by the all-words tier
     return _best(by_site, per_site, want), total
 
-def _search_tier(shard: Shard, query: tantivy.Query, bound: float, soft: bool, scorer: TierScorer,
-                 want: int, per_site: int, by_site: dict[int, list[Candidate]],
-                 seen: set[tuple[int, int]], schema: tantivy.Schema, field_names: Sequence[str]) -> int:
+
+def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_site: int,
+                 by_site: dict[int, list[Candidate]], seen: set[tuple[int, int]], schema: tantivy.Schema,
+                 field_names: Sequence[str]) -> int:
     """One tier of :func:`search_shard`: adds to ``by_site`` and ``seen``; returns the tier's hit count."""
+    query, bound = tier.query, tier.bound
     limit = max(2 * want, 20)
     closed: set[int] = set()
     total = 0
@@ -119,7 +134,7 @@ def _search_tier(shard: Shard, query: tantivy.Query, bound: float, soft: bool, s
                 closed.add(site)
                 continue
             seen.add(key)
-            score = scorer.score(shard.searcher, address, float(boosts[i] or 0.0), soft, field_names)
+            score = scorer.score(shard.searcher, address, float(boosts[i] or 0.0), tier, field_names)
             same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
             same.sort(key=lambda c: -c.score)
             by_site[site] = same

@@ -43,6 +43,7 @@ from gossamer.index import (
 )
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
+from gossamer.search.name_match import name_factor, name_match, with_name
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import (
@@ -54,7 +55,7 @@ from gossamer.search.scoring import (
     ratio_bound,
 )
 from gossamer.search.semantic import SemanticIndex, neighbour_candidates, query_vector
-from gossamer.search.shard_search import Shard, TierScorer, search_shard
+from gossamer.search.shard_search import Shard, Tier, TierScorer, search_shard
 from gossamer.store import Place, TableError, as_place
 
 LOG = logging.getLogger(__name__)
@@ -209,14 +210,17 @@ class ShardSet:
         built = self.builder.build(parsed)
         page = SearchPage(generation=self.generation)
         scorer = TierScorer(built, stats, self.settings.get_float("query.coord.power"))
+        named = name_match(parsed, text, self.settings, self.builder.field_names)
         plans = {}
         for shard in self.shards:
             local = self._shard_stats(shard, built, engine=True)
             scaled = self.builder.build(parsed, idf_scale(local, stats))
             bound = ratio_bound(local, stats, built.leaves)
-            tiers = [(scaled.query, bound, False)]
+            tiers = [Tier(with_name(self.schema, scaled.query, key), bound * factor, factor=factor)
+                     for key, factor in (named.keys() if named is not None else ())]
+            tiers.append(Tier(scaled.query, bound))
             if scaled.soft is not None:
-                tiers.append((scaled.soft, bound * scorer.partial_bound, True))
+                tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
             plans[shard.number] = (shard, tiers)
         wants = dict.fromkeys(plans, want)
         lists: dict[int, list[Candidate]] = {}
@@ -283,7 +287,10 @@ class ShardSet:
             leaves = leaves_of(built.scoring.explain(shard.searcher, address).to_json(), self.field_names) \
                 if matched and built.scoring is not None else []
             power = self.settings.get_float("query.coord.power")
-            result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power))
+            named = name_match(self._parse(text), text, self.settings, self.builder.field_names) \
+                if matched and self.builder is not None else None
+            factor = name_factor(shard.searcher, self.schema, named, by_id)
+            result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power), factor)
             result["matches"] = bool(matched)
             vector = query_vector(self._parse(text), self.semantic.model) if self.semantic is not None else None
             if vector is not None and self.semantic is not None:
