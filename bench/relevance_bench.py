@@ -266,6 +266,15 @@ vectors in the index and the nearest pages fused with the text ranking (the fusi
 with embeddings; ``index_bytes_per_page`` the size."""
 
 
+QUERY_VARIANTS: dict[str, dict[str, Any]] = {
+    "no_opening": {"query.opening.boost": 0.0},
+    "no_names": {"query.name.boost": 1.0},
+    "no_opening_no_names": {"query.opening.boost": 0.0, "query.name.boost": 1.0},
+}
+"""Query-time variants, run on the ``anchors`` index with ``-D``: the opening field not scored (it still
+matches), no name matching, neither (issue 20: what each part of the ranking brings)."""
+
+
 def _bytes_per_page(index: Path) -> float | None:
     """Bytes of the live index version per indexed page (``None`` without one)."""
     live = index / "current"
@@ -350,6 +359,8 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         metrics: dict[str, Any] = {}
         runs = {variant: (crawl, []) for variant, crawl in crawls.items()}
         runs[GROUPED] = (crawls["anchors"], ["--per-site", "2"])
+        for variant, values in QUERY_VARIANTS.items():
+            runs[variant] = (crawls["anchors"], [arg for k, v in values.items() for arg in ("-D", f"{k}={v}")])
         for variant, (crawl, extra) in runs.items():
             out = OUT_DIR / f"run-{variant}.txt"
             m = run_.step(variant, [gossamer_executable(), "search", "-d", str(crawl), "--topics", str(topics),

@@ -124,7 +124,7 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("query.name.exact.boost", 1.5, "float",
              "Further multiplier when the name matches the query as written (case and punctuation too); 1 = off",
              nutch=False),
-    Property("query.opening.boost", 3.0, "float",
+    Property("query.opening.boost", 6.0, "float",
              "Boost of matches in the opening field (the page's opening text, index-opening)", nutch=False),
     Property("query.stem.boost", 0.0, "float",
              "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "

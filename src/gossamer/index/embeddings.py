@@ -13,7 +13,7 @@ Contract of :class:`Embedder`: ``embed(texts)`` returns a ``float32`` array of
 shape ``(len(texts), dim)`` whose rows have unit length, or are all zero when a
 text has no token the model knows (an empty page, a query of punctuation); the
 same text always gives the same vector.  :func:`page_text` is what a page
-contributes: its title, then the first ``chars`` characters of its text.
+contributes: its title, then the first ``chars`` characters of its opening (else of its text).
 """
 
 from __future__ import annotations
@@ -82,9 +82,14 @@ def embedder(name: str = DEFAULT_MODEL) -> Embedder:
 
 
 def page_text(doc: Mapping[str, Any], chars: int) -> str:
-    """What a page contributes to its embedding: the title, then the first ``chars`` characters of its text."""
+    """What a page contributes to its embedding: the title, then the first ``chars`` characters of its opening.
+
+    The opening (``index-opening``: the first prose of the page's main content) describes the page;
+    a page without one gives the start of its text instead, which on most sites is navigation.
+    """
     title = doc.get("title")
-    content = doc.get("content")
+    opening = doc.get("opening")
+    content = opening if isinstance(opening, str) and opening else doc.get("content")
     title = title if isinstance(title, str) else ""
     content = content[:chars] if isinstance(content, str) else ""
     return f"{title}\n{content}" if title else content
