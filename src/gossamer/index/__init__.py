@@ -14,6 +14,7 @@ IndexWriter ``indexer-tantivy`` lives here (:mod:`.tantivy_writer`) and register
 """
 
 from gossamer.index.analysis import Analysis, query_stems, stem_field
+from gossamer.index.ann import ann_rows, open_ann, set_expansion
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
 from gossamer.index.cache import IndexCache, local_live_version
 from gossamer.index.check import DocumentCheck, check_document
@@ -28,6 +29,9 @@ from gossamer.index.vectors import ShardVectors, has_vectors, read_vectors
 
 __all__ = [
     "Analysis",
+    "ann_rows",
+    "open_ann",
+    "set_expansion",
     "query_stems",
     "stem_field",
     "BALLAST_ID",

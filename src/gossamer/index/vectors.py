@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from gossamer.core import Settings
+from gossamer.index.ann import ANN_FILE, write_ann
 from gossamer.index.embeddings import BATCH, Embedder, embedder, page_text
 from gossamer.store import TableError, fsync_path
 
@@ -86,6 +87,9 @@ def write_vectors(shard_dir: Path, vectors: ShardVectors) -> None:
 
 class ShardVectorWriter:
     """Builds the vectors of one shard's next version (see the module docstring)."""
+
+    ann_min_vectors: int = 0
+    """Rows from which :func:`finish_vectors` also builds the shard's nearest-neighbour graph (0 = never)."""
 
     def __init__(self, embedder: Embedder, chars: int, live: ShardVectors | None) -> None:
         self.embedder = embedder
@@ -153,21 +157,29 @@ def vector_writers(settings: Settings, live: Path | None, staging: Path, shards:
 
     if not settings.get_bool("search.semantic"):
         for i in range(shards):
-            for name in (VECTORS_FILE, VECTOR_IDS_FILE):
+            for name in (VECTORS_FILE, VECTOR_IDS_FILE, ANN_FILE):
                 (staging / shard_name(i) / name).unlink(missing_ok=True)
         return []
     model = embedder(settings.get_str("search.semantic.model"))
     chars = settings.get_int("search.semantic.page.chars")
-    return [ShardVectorWriter(model, chars, read_vectors(live / shard_name(i)) if live is not None else None)
-            for i in range(shards)]
+    writers = [ShardVectorWriter(model, chars, read_vectors(live / shard_name(i)) if live is not None else None)
+               for i in range(shards)]
+    for writer in writers:
+        writer.ann_min_vectors = settings.get_int("search.semantic.ann.min.vectors")
+    return writers
 
 
 def finish_vectors(writers: list[ShardVectorWriter], staging: Path) -> None:
-    """Write every shard's vectors into the staging version (before it is marked complete)."""
+    """Write every shard's vectors (and, for a large shard, its graph) into the staging version.
+
+    Called before the version is marked complete.
+    """
     from gossamer.index.store import shard_name
 
     for i, writer in enumerate(writers):
-        write_vectors(staging / shard_name(i), writer.result())
+        vectors = writer.result()
+        write_vectors(staging / shard_name(i), vectors)
+        write_ann(staging / shard_name(i), vectors.matrix, writer.ann_min_vectors)
 
 
 __all__ = ["VECTORS_FILE", "VECTOR_IDS_FILE", "ShardVectorWriter", "ShardVectors", "finish_vectors", "has_vectors",

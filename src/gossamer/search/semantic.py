@@ -32,7 +32,7 @@ import numpy as np
 import tantivy
 
 from gossamer.core import Query, Settings
-from gossamer.index import Embedder, embedder, has_vectors, read_vectors, shard_name
+from gossamer.index import Embedder, ann_rows, embedder, has_vectors, open_ann, read_vectors, set_expansion, shard_name
 from gossamer.search.backend import Candidate, SearchPage
 
 Key = tuple[int, int, int, int]
@@ -56,8 +56,10 @@ class SemanticIndex:
     """The page vectors of some shards of one index version, searched exactly."""
 
     def __init__(self, model: Embedder, numbers: Sequence[int], matrix: np.ndarray, shard_of_row: np.ndarray,
-                 ids: list[str]) -> None:
+                 ids: list[str], graphs: Sequence[tuple[Any | None, int, int]] = ()) -> None:
         self.model = model
+        self.graphs = tuple(graphs)
+        """Per shard: (its nearest-neighbour graph or ``None``, its first row in ``matrix``, its rows)."""
         self.numbers = tuple(numbers)
         self.matrix = matrix
         self.shard_of_row = shard_of_row
@@ -70,29 +72,51 @@ class SemanticIndex:
         if not all(has_vectors(live / shard_name(number)) for number in numbers):
             return None
         model = embedder(model_name)
-        parts, owners, ids = [], [], []
+        parts, owners, ids, graphs = [], [], [], []
         for number in numbers:
             vectors = read_vectors(live / shard_name(number))
             if vectors is None or vectors.model != model.name:
                 return None
+            graphs.append((open_ann(live / shard_name(number), len(vectors.ids)), len(ids), len(vectors.ids)))
             parts.append(np.asarray(vectors.matrix, dtype=np.float32))
             owners.append(np.full(len(vectors.ids), number, dtype=np.int32))
             ids.extend(vectors.ids)
         if not parts:
             return None
-        return cls(model, numbers, np.concatenate(parts), np.concatenate(owners), ids)
+        return cls(model, numbers, np.concatenate(parts), np.concatenate(owners), ids, graphs)
 
     def nearest(self, vector: np.ndarray, k: int) -> list[tuple[float, int, str]]:
         """The ``k`` pages most similar to ``vector``: (cosine, shard, url), best first (ties by url)."""
         if not len(self.ids) or k <= 0:
             return []
-        scores = self.matrix @ vector
+        rows = self._candidate_rows(vector, k)
+        scores = self.matrix @ vector if rows is None else self.matrix[rows] @ vector
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
-        found = [(_rounded(scores[i]), int(self.shard_of_row[i]), self.ids[i]) for i in top]
+        if rows is not None:
+            scores, top = scores[top], rows[top]
+            found = [(_rounded(s), int(self.shard_of_row[i]), self.ids[i]) for s, i in zip(scores, top, strict=True)]
+        else:
+            found = [(_rounded(scores[i]), int(self.shard_of_row[i]), self.ids[i]) for i in top]
         found.sort(key=lambda hit: (-hit[0], hit[2]))
         return found
 
+
+    def _candidate_rows(self, vector: np.ndarray, k: int) -> np.ndarray | None:
+        """Rows to score when some shard has a graph: its graph's ``k`` nearest, every row of the others.
+
+        ``None`` when no shard has a graph (score every row).
+        """
+        if not any(graph is not None for graph, _, _ in self.graphs):
+            return None
+        parts = []
+        for graph, first, count in self.graphs:
+            if graph is None:
+                parts.append(np.arange(first, first + count, dtype=np.int64))
+                continue
+            set_expansion(graph, k)
+            parts.append(ann_rows(graph, vector, min(k, count)) + first)
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def similarity(self, vector: np.ndarray, url: str) -> float | None:
         """The cosine similarity of ``url``'s page to ``vector`` (``None`` when the page has no vector here)."""
