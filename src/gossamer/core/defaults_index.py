@@ -97,7 +97,7 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Embedding model of search.semantic (its weights ship inside a PyPI package)", nutch=False),
     Property("search.semantic.page.chars", 300, "int",
              "Characters of page text embedded after the title (search.semantic)", nutch=False),
-    Property("search.semantic.ann.min.vectors", 50_000, "int",
+    Property("search.semantic.ann.min.vectors", 200_000, "int",
              "A shard with at least this many page vectors also gets an HNSW nearest-neighbour graph (usearch), "
              "searched instead of every vector (search.semantic); 0 = always exact", nutch=False),
     Property("search.semantic.candidates", 30, "int",
