@@ -32,7 +32,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from gossamer.core import Content, Settings
+from gossamer.core import Content, Settings, robots_words
 from gossamer.plugins.api import HtmlParseFilter, IndexField, IndexingFilter, IndexInput, ParseResult
 from gossamer.plugins.builtin.index_more import mime_type
 from gossamer.plugins.registry import PluginInfo
@@ -186,7 +186,9 @@ class OpeningParseFilter(HtmlParseFilter):
         self.min_block_words = settings.get_int("opening.min.block.words")
 
     def filter(self, content: Content, result: ParseResult, tree: Any) -> ParseResult:
-        if not result.text.text:  # robots noindex: nothing of the page is kept
+        meta = result.data.parse_metadata
+        words = robots_words(meta.get("robots", ""))
+        if "noindex" in words or "none" in words:  # nothing of the page is kept
             return result
         text = opening_text(tree, self.max_words, self.min_block_words)
         if text:
