@@ -158,7 +158,9 @@ def test_same_ranking_through_search_nodes(crawls: dict[int, tuple[Path, object]
 
     root, conf = crawls[3]
     nodes = start_nodes(root, ["0,1", "2"], tmp_path)
-    remote = open_searcher(root, conf, [n.address for n in nodes])
+    # a node loads the embedding model at its first semantic query: seconds on a loaded machine
+    patient = conf.with_values([("searcher.node.timeout", 60.0)], "test")
+    remote = open_searcher(root, patient, [n.address for n in nodes])
     local = open_searcher(root, conf)
     try:
         for query in ("clock calendar timezone", "copy objects", "index"):
