@@ -43,7 +43,7 @@ from gossamer.index import (
 )
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
-from gossamer.search.name_match import name_factor, name_match, with_name
+from gossamer.search.name_match import NAME_FIELD, name_factor, name_match, with_name
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import (
@@ -217,7 +217,8 @@ class ShardSet:
             scaled = self.builder.build(parsed, idf_scale(local, stats))
             bound = ratio_bound(local, stats, built.leaves)
             tiers = [Tier(with_name(self.schema, scaled.query, key), bound * factor, factor=factor)
-                     for key, factor in (named.keys() if named is not None else ())]
+                     for key, factor in (named.keys() if named is not None else ())
+                     if shard.searcher.doc_freq(NAME_FIELD, key) > 0]  # most queries name no page
             tiers.append(Tier(scaled.query, bound))
             if scaled.soft is not None:
                 tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
