@@ -13,7 +13,6 @@ front end escapes the text itself.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -68,12 +67,39 @@ def _title_prefix_length(text: str, title: str) -> int:
     words = title.split()
     if not words:
         return 0
-    copy = re.compile(r"\s*" + r"\s+".join(map(re.escape, words)) + r"(?!\w)[\s" + re.escape(TITLE_SEPARATORS)
-                      + "]*")
     cut = 0
-    while (found := copy.match(text, cut)) is not None and found.end() > cut:
-        cut = found.end()
+    while (end := _copy_end(text, cut, words)) is not None and end > cut:
+        cut = end
     return cut
+
+
+def _copy_end(text: str, start: int, words: list[str]) -> int | None:
+    """Where a copy of ``words`` at ``start`` (white space before it, separators after it) ends, or ``None``.
+
+    The words must follow one another with white space between them, and the last one must not
+    run on into a letter, digit or underscore.  Plain string scanning: a regular expression per
+    title would be compiled for every hit (titles differ), which cost 15 % of a query's time.
+    """
+    size = len(text)
+    at = start
+    while at < size and text[at].isspace():
+        at += 1
+    for i, word in enumerate(words):
+        if i:
+            gap = at
+            while gap < size and text[gap].isspace():
+                gap += 1
+            if gap == at:
+                return None
+            at = gap
+        if not text.startswith(word, at):
+            return None
+        at += len(word)
+    if at < size and (text[at].isalnum() or text[at] == "_"):
+        return None
+    while at < size and (text[at].isspace() or text[at] in TITLE_SEPARATORS):
+        at += 1
+    return at
 
 
 def without_title(snippet: Snippet, title: str) -> Snippet:
