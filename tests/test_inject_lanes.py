@@ -11,7 +11,7 @@ from gossamer.core.settings import load_settings
 from gossamer.crawl.inject import seed_merge
 from gossamer.crawl.inject.seed_merge import InjectOptions, SeedMapper
 from gossamer.engine import TaskContext
-from gossamer.engine.sources import TEXT_SCHEMA
+from gossamer.engine.text_lines import TEXT_SCHEMA
 
 from .test_urlscreen import CLEAN, _random_urls
 
