@@ -192,3 +192,15 @@ def test_a_failed_reduce_leaves_no_part_and_no_attempt_file(tmp_path: Path) -> N
     with pytest.raises(RuntimeError, match="on purpose"):
         LocalEngine(load_settings(overrides=["engine.batch.rows=7"])).run(job, out)
     assert sorted(p.name for p in out.iterdir()) == []
+
+
+def test_a_host_column_partitions_like_the_urls() -> None:
+    from gossamer.engine.tasks import part_numbers
+    from gossamer.store import CRAWLDB_SCHEMA, hosts_of, parts_of_urls
+
+    urls = pa.array([f"http://Host{i % 37}.example/p{i}" for i in range(500)] + ["not a url", "http://[::1]:8/x"])
+    table = pa.table({"url": urls, "host": hosts_of(urls)})
+    by_host = Job("j", [], CRAWLDB_SCHEMA, lambda b, c: [b], CRAWLDB_SCHEMA, 8, host_column="host")
+    by_url = Job("j", [], CRAWLDB_SCHEMA, lambda b, c: [b], CRAWLDB_SCHEMA, 8)
+    assert part_numbers(table, by_host).equals(part_numbers(table, by_url))
+    assert part_numbers(table, by_url).equals(parts_of_urls(urls, 8))

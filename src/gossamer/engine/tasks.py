@@ -30,6 +30,7 @@ from gossamer.store import (
     PartWriter,
     Place,
     as_place,
+    parts_of_hosts,
     parts_of_keys,
     parts_of_urls,
 )
@@ -94,6 +95,8 @@ def part_numbers(table: pa.Table, job: Job) -> pa.Array:
     column = table.column(job.partition_column)
     if job.partitioner == KEY_PARTITIONER_NAME:
         return parts_of_keys(column, job.parts)
+    if job.host_column is not None:
+        return parts_of_hosts(table.column(job.host_column), job.parts)
     return parts_of_urls(column, job.parts)
 
 
