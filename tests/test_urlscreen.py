@@ -31,13 +31,13 @@ FILTER = json.loads((VECTORS / "regex_urlfilter.json").read_text(encoding="utf-8
 CLEAN = [
     "http://www.example.com/", "https://example.org/a/b/c.html", "http://docs.season2.io/future-2.html",
     "https://www.second123.com/tribune-salad/county/rural-123.html", "http://a-b.example.net/x/y/?q",
-    "ftp://ftp.example.com/pub/file.txt",
+    "ftp://ftp.example.com/pub/file.txt", "http://localhost.localdomain:8080/docs/a.html",
 ]
 SCHEMES = ["http", "https", "ftp", "HTTP", "file", "mailto", "htp", "", "Https"]
 HOSTS = ["example.com", "EXAMPLE.com", "www.example.co.uk", "xn--bcher-kva.de", "a_b.com", "1.2.3.4", "10",
          "0x1f", "256.1.1.1", "-", "a..b", "ex-ample.com", "example.com.", "ex%41.com", "user@host.com", "é.fr",
          "[::1]", "a.09", "sub.0x10", "h"]
-PORTS = ["", "", "", ":80", ":8080", ":443", ":", ":0", ":21", ":99999"]
+PORTS = ["", "", "", ":80", ":8080", ":443", ":", ":0", ":21", ":99999", ":65535", ":65536", ":080", ":8"]
 PIECES = ["/", "a", ".", "..", "%41", "%7e", "%7E", "%zz", "%", "sid=1", "index.html", "a.", "b//c", "~", " ", "\t",
           "é", "?", "&", "&&", "?&", "#", "=", "*", "!", "@", "file.gif", "x.JS", "\n", "\r", "/./", "/../",
           "PHPSESSID=1", "x-y", "A", ";", ":", "'", "(", "+", ",", "$", "[", "]", "|", "^", "`", "{", "\\",

@@ -38,7 +38,7 @@ from gossamer.plugins.support.javaurl import (
     parse_java_url,
     remove_dot_segments,
 )
-from gossamer.plugins.support.urlscreen import screened
+from gossamer.plugins.support.urlscreen import number_except, screened
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _ESCAPE_ANY = re.compile(r"%([0-9A-Fa-f]{2})")
@@ -59,13 +59,17 @@ _FAST = re.compile(
 )
 _DEFAULT_PORTS = {"http": "80", "https": "443", "ftp": "21"}
 
-# RE2 form of a subset of the fast path's URLs that ``normalize`` returns unchanged: no port, no
-# escapes, no fragment, and path segments neither empty nor starting or ending with "." (so the
-# path has no "/.", "./" or "//").  Character classes are those of ``_FAST`` without "%".
+# RE2 form of a subset of the fast path's URLs that ``normalize`` returns unchanged: no default
+# port, no escapes, no fragment, and path segments neither empty nor starting or ending with "."
+# (so the path has no "/.", "./" or "//").  Character classes are those of ``_FAST`` without "%".
 _SEG_EDGE = r"[!$\x26-\x2d\x30-\x3b=\x40-\x5a_a-z~]"
 _SEG = rf"{_SEG_EDGE}(?:[!$\x26-\x2e\x30-\x3b=\x40-\x5a_a-z~]*{_SEG_EDGE})?"
+_RE2_AUTHORITY = "|".join(
+    rf"{scheme}://[a-z0-9_-]+(?:\.[a-z0-9_-]+)*(?::{number_except(int(port))})?"
+    for scheme, port in _DEFAULT_PORTS.items()
+)
 UNCHANGED_RE2 = (
-    rf"^(?:https?|ftp)://[a-z0-9_-]+(?:\.[a-z0-9_-]+)*/(?:{_SEG}(?:/{_SEG})*/?)?"
+    rf"^(?:{_RE2_AUTHORITY})/(?:{_SEG}(?:/{_SEG})*/?)?"
     r"(?:\?[!$\x26-\x3b=\x3f-\x5a_a-z~]*)?$"
 )
 _HTTP_LIKE = ("http", "https", "ftp")

@@ -39,6 +39,20 @@ _HOST = r"(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*"
 """Lower-case ASCII DNS names whose last label starts with a letter (never parsed as IPv4)."""
 
 
+PORT = "(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+"""RE2 for a TCP port 1–65535 written without leading zeros."""
+
+
+def number_except(excluded: int, digits: int = 5) -> str:
+    """RE2 for a decimal number of 1–``digits`` digits without leading zeros, other than ``excluded``."""
+    text = str(excluded)
+    options = [f"[1-9][0-9]{{{n - 1}}}" for n in range(1, digits + 1) if n != len(text)]
+    for i, digit in enumerate(text):
+        others = "".join(d for d in "0123456789" if d != digit and (i or d != "0"))
+        options.append(f"{text[:i]}[{others}][0-9]{{{len(text) - i - 1}}}")
+    return "(?:" + "|".join(options) + ")"
+
+
 def re2_literal(text: str) -> str:
     """``text`` as an RE2 pattern matching exactly it (everything but ASCII letters and digits escaped)."""
     return "".join(ch if ch in _SAFE else f"\\x{{{ord(ch):x}}}" for ch in text)
@@ -100,13 +114,14 @@ def screened(
 def valid_url_mask(urls: pa.Array, schemes: Collection[str]) -> pa.BooleanArray:
     """True only where ``url_problem(url, schemes)`` is ``None`` (see the module docstring).
 
-    Screened: http/https/ftp URLs (those of them in ``schemes``) of printable ASCII, without port
-    or user info, whose host is a lower-case DNS name not ending in a numeric label and without
-    ``xn--`` labels (which WHATWG parsing could reject), at most ``MAX_URL_LENGTH`` long.
+    Screened: http/https/ftp URLs (those of them in ``schemes``) of printable ASCII without user
+    info, whose host is a lower-case DNS name not ending in a numeric label and without ``xn--``
+    labels (which WHATWG parsing could reject), with at most a port in 1–65535, at most
+    ``MAX_URL_LENGTH`` long.
     """
     accepted = [s for s in _SPECIAL_SCHEMES if s in schemes]
     if not accepted or not len(urls):
         return pa.repeat(pa.scalar(False), len(urls))
-    shape = f"^(?:{'|'.join(accepted)})://{_HOST}(?:[/?][!-~]*)?$"
+    shape = f"^(?:{'|'.join(accepted)})://{_HOST}(?::{PORT})?(?:[/?][!-~]*)?$"
     short = pc.less_equal(pc.binary_length(urls), MAX_URL_LENGTH)
     return pc.fill_null(pc.and_(short, screened(urls, shape, "xn--")), False)
