@@ -3,6 +3,7 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from gossamer.core.settings import load_settings
@@ -204,3 +205,18 @@ def test_a_host_column_partitions_like_the_urls() -> None:
     by_url = Job("j", [], CRAWLDB_SCHEMA, lambda b, c: [b], CRAWLDB_SCHEMA, 8)
     assert part_numbers(table, by_host).equals(part_numbers(table, by_url))
     assert part_numbers(table, by_url).equals(parts_of_urls(urls, 8))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sort_order_equals_the_three_key_sort(seed: int) -> None:
+    from gossamer.engine.sort import in_tie_order, sort_keys, sort_order
+
+    rnd = random.Random(seed)
+    n = 400
+    keys = [rnd.choice("abcdef") * rnd.randint(1, 3) for _ in range(n)]
+    src = sorted(rnd.choice([0, 1, 2]) for _ in range(n)) if seed % 2 else [rnd.choice([0, 1]) for _ in range(n)]
+    seq = list(range(n)) if seed % 3 else [rnd.randint(0, 50) for _ in range(n)]
+    table = pa.table({"url": keys, SRC_COLUMN: pa.array(src, pa.int16()), SEQ_COLUMN: pa.array(seq, pa.int64())})
+    expected = pc.sort_indices(table, sort_keys=sort_keys("url"))
+    assert table.take(sort_order(table, "url")).equals(table.take(expected))
+    assert in_tie_order(table) == (seed % 2 == 1 and seed % 3 != 0)
