@@ -22,8 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.plugins import URLChain
-from gossamer.plugins.support.urlscreen import valid_url_mask
+from gossamer.plugins import URLChain, valid_url_mask
 from gossamer.store import CRAWLDB_SCHEMA
 
 Column = Sequence[Any] | pa.Array

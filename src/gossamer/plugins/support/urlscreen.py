@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core.urls import MAX_URL_LENGTH
+from gossamer.core import MAX_URL_LENGTH
 from gossamer.plugins.support.regexprefilter import Term, prefilter_terms
 
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
