@@ -194,3 +194,12 @@ def test_mask_of_task_chain_is_usable_from_a_task() -> None:
 def test_corpus_is_big_enough() -> None:
     assert len(URLS) > 10_000
     assert Path(VECTORS).is_dir()
+
+
+def test_a_pattern_re2_refuses_makes_the_screen_conservative() -> None:
+    from gossamer.plugins.support.urlscreen import any_of, re2_literal, screened
+
+    huge = any_of(["(?:" + re2_literal(f"x{i:06d}") + "){3,20}" for i in range(20_000)])
+    urls = pa.array(["http://a.example/", "b"])
+    assert screened(urls, None, huge, lambda url: url == "b").to_pylist() == [False, True]
+    assert screened(urls, huge, None).to_pylist() == [False, False]

@@ -98,9 +98,9 @@ def screened(
     ``exact(url)`` — true when the URL certainly passes — re-decides, one by one, the URLs that fit
     the shape but show trouble.  ``None`` for either pattern skips that test.  Null URLs are false.
     """
-    mask = all_true(len(urls)) if shape is None else pc.match_substring_regex(urls, shape)
+    mask = all_true(len(urls)) if shape is None else _found(urls, shape, otherwise=False)
     if trouble is not None:
-        flagged = pc.match_substring_regex(urls, trouble)
+        flagged = _found(urls, trouble, otherwise=True)
         if exact is not None:
             recheck = pc.and_(mask, flagged)
             positions = pc.indices_nonzero(recheck)
@@ -109,6 +109,14 @@ def screened(
                 flagged = pc.replace_with_mask(flagged, recheck, pa.array([not p for p in passed], pa.bool_()))
         mask = pc.and_(mask, pc.invert(flagged))
     return pc.fill_null(mask, False)
+
+
+def _found(urls: pa.Array, pattern: str, otherwise: bool) -> pa.BooleanArray:
+    """Where RE2 finds ``pattern``; ``otherwise`` everywhere if RE2 refuses it (e.g. too large)."""
+    try:
+        return pc.match_substring_regex(urls, pattern)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return pa.repeat(pa.scalar(otherwise), len(urls))
 
 
 def valid_url_mask(urls: pa.Array, schemes: Collection[str]) -> pa.BooleanArray:
