@@ -8,6 +8,8 @@ Each mode runs in its own process on one core (``bench.urlchain_worker``), timin
 * ``normalize``: Gossamer's default normalizers (basic + regex, Nutch's default rule file);
 * ``filter``: the default URL filters (regex, Nutch's default rules) on normalized URLs;
 * ``chain``: both, as every URL entering a crawl sees them;
+* ``batch``: the same chain over Arrow columns (issue 22, as ``inject`` runs it): vectorized screens
+  vouch for most URLs, the per-URL chain decides the rest;
 * ``w3lib``: the peer — Scrapy's ``w3lib.url.canonicalize_url``, from a separate virtual
   environment (``.venv-peers``, created on first use).
 
@@ -33,7 +35,7 @@ DEFAULT_URLS, QUICK_URLS = 1_000_000, 50_000
 GOAL_URLS_PER_S = 100_000
 PEERS_VENV = REPO_ROOT / ".venv-peers"
 PEER_REQUIREMENTS = ["w3lib>=2.1,<3"]
-MODES = ("ada", "normalize", "filter", "chain")
+MODES = ("ada", "normalize", "filter", "chain", "batch")
 
 
 def log(message: str) -> None:
@@ -90,6 +92,8 @@ def run(opts: BenchOptions) -> dict[str, Any]:
     ratios = {}
     if "chain" in rate and "ada" in rate:
         ratios["ada_parse_vs_chain_speed"] = rate["ada"] / rate["chain"]
+    if "chain" in rate and "batch" in rate:
+        ratios["batch_vs_chain_speed"] = rate["batch"] / rate["chain"]
     if "chain" in rate and "w3lib" in rate:
         ratios["chain_vs_w3lib_speed"] = rate["chain"] / rate["w3lib"]
     chain = rate.get("chain")

@@ -3,6 +3,7 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from gossamer.core.settings import load_settings
@@ -192,3 +193,30 @@ def test_a_failed_reduce_leaves_no_part_and_no_attempt_file(tmp_path: Path) -> N
     with pytest.raises(RuntimeError, match="on purpose"):
         LocalEngine(load_settings(overrides=["engine.batch.rows=7"])).run(job, out)
     assert sorted(p.name for p in out.iterdir()) == []
+
+
+def test_a_host_column_partitions_like_the_urls() -> None:
+    from gossamer.engine.tasks import part_numbers
+    from gossamer.store import CRAWLDB_SCHEMA, hosts_of, parts_of_urls
+
+    urls = pa.array([f"http://Host{i % 37}.example/p{i}" for i in range(500)] + ["not a url", "http://[::1]:8/x"])
+    table = pa.table({"url": urls, "host": hosts_of(urls)})
+    by_host = Job("j", [], CRAWLDB_SCHEMA, lambda b, c: [b], CRAWLDB_SCHEMA, 8, host_column="host")
+    by_url = Job("j", [], CRAWLDB_SCHEMA, lambda b, c: [b], CRAWLDB_SCHEMA, 8)
+    assert part_numbers(table, by_host).equals(part_numbers(table, by_url))
+    assert part_numbers(table, by_url).equals(parts_of_urls(urls, 8))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sort_order_equals_the_three_key_sort(seed: int) -> None:
+    from gossamer.engine.sort import in_tie_order, sort_keys, sort_order
+
+    rnd = random.Random(seed)
+    n = 400
+    keys = [rnd.choice("abcdef") * rnd.randint(1, 3) for _ in range(n)]
+    src = sorted(rnd.choice([0, 1, 2]) for _ in range(n)) if seed % 2 else [rnd.choice([0, 1]) for _ in range(n)]
+    seq = list(range(n)) if seed % 3 else [rnd.randint(0, 50) for _ in range(n)]
+    table = pa.table({"url": keys, SRC_COLUMN: pa.array(src, pa.int16()), SEQ_COLUMN: pa.array(seq, pa.int64())})
+    expected = pc.sort_indices(table, sort_keys=sort_keys("url"))
+    assert table.take(sort_order(table, "url")).equals(table.take(expected))
+    assert in_tie_order(table) == (seed % 2 == 1 and seed % 3 != 0)

@@ -226,3 +226,15 @@ def test_batch_to_datums_reads_timestamps_of_any_unit() -> None:
                            for f in batch.schema])
     ((_, back),) = batch_to_datums(batch.cast(as_micros))
     assert (back.fetch_time, back.modified_time) == (datum.fetch_time, datum.modified_time)
+
+
+def test_hosts_of_equals_host_of_on_random_urls() -> None:
+    from .test_urlscreen import URLS
+
+    urls = URLS + [None, "", "http://a@b:c@d/x", "http://[::1]x/", "x://", "http://h:1@x", "http://x:y/a://b"]
+    expected = [host_of(url) if url is not None else "" for url in urls]
+    for array in (pa.array(urls, pa.string()), pa.array(urls, pa.large_string())):
+        assert hosts_of(array).to_pylist() == expected
+        assert hosts_of(array.slice(5, 3000)).to_pylist() == expected[5:3005]
+    assert hosts_of(pa.chunked_array([pa.array(urls[:9]), pa.array(urls[9:])])).to_pylist() == expected
+    assert hosts_of(pa.array(["http://A.b/x"] * 3)).to_pylist() == ["a.b"] * 3

@@ -88,9 +88,18 @@ from gossamer.core.status import (
     status_by_name,
     status_name,
 )
-from gossamer.core.urls import UrlParts, domain_and_suffix, domain_of, split_url, url_host, url_problem
+from gossamer.core.urls import (
+    MAX_URL_LENGTH,
+    UrlParts,
+    domain_and_suffix,
+    domain_of,
+    split_url,
+    url_host,
+    url_problem,
+)
 
 __all__ = [
+    "MAX_URL_LENGTH",
     "PARSE_PLUGIN_MAP",
     "canonical_mime",
     "detect_content_type",

@@ -160,6 +160,9 @@ class Job:
     """The column the partitioner hashes; ``None``: the key.  Another column lets a job
     sort by one key (``key``) while keeping groups of another together in one part
     (no co-partitioned inputs then)."""
+    host_column: str | None = None
+    """With ``host-crc32``: a shuffle column that holds ``hosts_of`` of the partition column in
+    every row the maps yield (the crawldb's ``host``), hashed instead of extracting hosts again."""
 
     @property
     def partition_column(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -28,7 +29,29 @@ def sort_table(table: pa.Table, key: str) -> pa.Table:
     """Sort rows by ``(key, _src, _seq)``."""
     if table.num_rows <= 1:
         return table
-    return table.take(pc.sort_indices(table, sort_keys=sort_keys(key)))
+    return table.take(sort_order(table, key))
+
+
+def sort_order(table: pa.Table, key: str) -> pa.Array:
+    """Indices that sort ``table`` by ``(key, _src, _seq)``.
+
+    Rows that already come in ``(_src, _seq)`` order (a map task's buffer; merged runs
+    concatenated in run order) need only a sort by the key: Arrow's sort is stable, so rows with
+    equal keys keep that order.  The string comparisons are then all there is to it.
+    """
+    if in_tie_order(table):
+        return pc.sort_indices(table.column(key))
+    return pc.sort_indices(table, sort_keys=sort_keys(key))
+
+
+def in_tie_order(table: pa.Table) -> bool:
+    """Whether the rows are in strictly increasing ``(_src, _seq)`` order."""
+    if table.num_rows <= 1:
+        return True
+    src = table.column(SRC_COLUMN).to_numpy()
+    seq = table.column(SEQ_COLUMN).to_numpy()
+    same = src[1:] == src[:-1]
+    return bool(np.all((src[1:] > src[:-1]) | (same & (seq[1:] > seq[:-1]))))
 
 
 def write_run(path: Path, table: pa.Table, batch_rows: int) -> None:
@@ -129,6 +152,11 @@ class _Cursor:
         return taken
 
 
+def _first_tie(table: pa.Table) -> tuple[int, int]:
+    """``(_src, _seq)`` of the first row."""
+    return table.column(SRC_COLUMN)[0].as_py(), table.column(SEQ_COLUMN)[0].as_py()
+
+
 def merge_sorted(
     runs: Iterable[Iterator[pa.RecordBatch]], schema: pa.Schema, key: str, chunk_rows: int
 ) -> Iterator[pa.Table]:
@@ -156,6 +184,7 @@ def merge_sorted(
                 if cursor.last_key() == bound:
                     cursor.fill()
             continue
+        pieces.sort(key=_first_tie)  # runs hold disjoint (_src, _seq) ranges: often one ordered table
         merged = sort_table(pa.concat_tables(pieces), key) if len(pieces) > 1 else pieces[0]
         pending.append(merged)
         pending_rows += merged.num_rows

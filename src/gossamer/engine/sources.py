@@ -3,10 +3,10 @@
 A text split yields batches with columns ``line`` (the text without its line
 ending), ``line_no`` (1-based, in its file), ``file`` and ``problem``: null for a
 good line, else why the line cannot be used as it is (not UTF-8 — the text then
-has replacement characters — or longer than :data:`MAX_LINE_BYTES`, in which case
-only its start is kept).  Map functions report such lines instead of using them.
-Compressed files (``.gz``, ``.bz2``, ``.xz``) are decompressed on the fly and read
-as one split.  A table split yields one part of a table version.
+has replacement characters — or too long, in which case only its start is kept;
+see :mod:`gossamer.engine.text_lines`).  Map functions report such lines instead
+of using them.  Compressed files (``.gz``, ``.bz2``, ``.xz``) are decompressed on
+the fly and read as one split.  A table split yields one part of a table version.
 """
 
 from __future__ import annotations
@@ -22,12 +22,9 @@ from typing import BinaryIO
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from gossamer.engine.text_lines import line_batches
 from gossamer.store import Place, TableDescription, TableVersion, as_place, is_uri, part_name
 
-TEXT_SCHEMA = pa.schema(
-    [pa.field("line", pa.string()), pa.field("line_no", pa.int64()), pa.field("file", pa.string()),
-     pa.field("problem", pa.string())]
-)
 SPLIT_BYTES = 32 * 1024 * 1024
 UNBOUNDED = 2**62
 """Split end meaning "to the end of the file" (compressed inputs)."""
@@ -59,7 +56,6 @@ def open_text_input(path: str) -> BinaryIO:
     if name.endswith(".xz"):
         return lzma.LZMAFile(raw, "rb")  # type: ignore[return-value]
     return raw
-MAX_LINE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -82,44 +78,11 @@ class TextSplit:
         return self.end - self.start
 
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
-        """Yield the split's lines in batches of up to ``batch_rows``."""
-        line_no = self.first_line
+        """Yield the split's lines in batches of up to ``batch_rows`` (see :mod:`gossamer.engine.text_lines`)."""
         with open_text_input(self.path) as handle:
             if self.start:
                 handle.seek(self.start)
-            remaining = self.end - self.start
-            lines: list[str] = []
-            problems: list[str | None] = []
-            while remaining > 0:
-                raw = handle.readline(MAX_LINE_BYTES + 1)
-                if not raw:
-                    break
-                remaining -= len(raw)
-                problem = None
-                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                    remaining -= _skip_rest_of_line(handle)
-                    problem = f"line longer than {MAX_LINE_BYTES} bytes"
-                try:
-                    text = raw.rstrip(b"\r\n").decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
-                    problem = problem or f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-                lines.append(text)
-                problems.append(problem)
-                if len(lines) >= batch_rows:
-                    yield self._batch(lines, problems, line_no)
-                    line_no += len(lines)
-                    lines, problems = [], []
-            if lines:
-                yield self._batch(lines, problems, line_no)
-
-    def _batch(self, lines: list[str], problems: list[str | None], first: int) -> pa.RecordBatch:
-        n = len(lines)
-        return pa.RecordBatch.from_arrays(
-            [pa.array(lines, pa.string()), pa.array(range(first, first + n), pa.int64()),
-             pa.array([_shown(self.path)] * n, pa.string()), pa.array(problems, pa.string())],
-            schema=TEXT_SCHEMA,
-        )
+            yield from line_batches(handle, self.end - self.start, self.first_line, batch_rows, _shown(self.path))
 
 
 @dataclass(frozen=True)
@@ -187,16 +150,6 @@ def _next_line_start(handle: BinaryIO, position: int, size: int) -> int:
         if found >= 0:
             return position + found + 1
         position += len(chunk)
-
-
-def _skip_rest_of_line(handle: BinaryIO) -> int:
-    """Consume the rest of an over-long line; returns the bytes skipped."""
-    skipped = 0
-    while True:
-        chunk = handle.readline(MAX_LINE_BYTES)
-        skipped += len(chunk)
-        if not chunk or chunk.endswith(b"\n"):
-            return skipped
 
 
 def _count_newlines(handle: BinaryIO, length: int) -> int:

@@ -18,18 +18,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
-from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_keys
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order
 from gossamer.store import (
     KEY_PARTITIONER_NAME,
     PARTITIONER_NAME,
     PartWriter,
     Place,
     as_place,
+    parts_of_hosts,
     parts_of_keys,
     parts_of_urls,
 )
@@ -94,6 +96,8 @@ def part_numbers(table: pa.Table, job: Job) -> pa.Array:
     column = table.column(job.partition_column)
     if job.partitioner == KEY_PARTITIONER_NAME:
         return parts_of_keys(column, job.parts)
+    if job.host_column is not None:
+        return parts_of_hosts(table.column(job.host_column), job.parts)
     return parts_of_urls(column, job.parts)
 
 
@@ -112,8 +116,10 @@ def copartitioned_run(job: Job, input_index: int, part: int, batch_rows: int,
 
 def sorted_by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
     """The rows of a tagged table by output part, each part's rows sorted by ``(key, _src, _seq)``."""
-    table = table.append_column("_part", part_numbers(table, job))
-    table = table.take(pc.sort_indices(table, sort_keys=[("_part", "ascending"), *sort_keys(job.key)]))
+    parts = part_numbers(table, job)
+    by_key = sort_order(table, job.key).to_numpy()
+    order = by_key[np.argsort(parts.to_numpy()[by_key], kind="stable")]  # parts in order, keys sorted within
+    table = table.append_column("_part", parts).take(pa.array(order))
     offset = 0
     for entry in sorted(pc.value_counts(table.column("_part")).to_pylist(), key=lambda item: item["values"]):
         yield entry["values"], table.slice(offset, entry["counts"]).drop_columns(["_part"])

@@ -1,7 +1,8 @@
 """Extension points, plugin discovery and chains.
 
 Interfaces live in :mod:`gossamer.plugins.api` (one file, every contract); discovery and
-activation in :mod:`gossamer.plugins.registry`; the URL chains in :mod:`gossamer.plugins.urlchain`;
+activation in :mod:`gossamer.plugins.registry`; the URL chains in :mod:`gossamer.plugins.urlchain`
+(with their batch screens, :mod:`gossamer.plugins.support.urlscreen`: ``valid_url_mask``);
 the choice of a Protocol plugin by URL scheme (pages and robots.txt) in
 :mod:`gossamer.plugins.protocols`; built-ins in :mod:`gossamer.plugins.builtin` (found through the
 ``gossamer.plugins`` entry-point group like any third-party plugin; nothing outside this package
@@ -34,6 +35,7 @@ from gossamer.plugins.api import (
 )
 from gossamer.plugins.protocols import ProtocolSelector
 from gossamer.plugins.registry import ENTRY_POINT_GROUP, PluginInfo, PluginRepository, PluginState, discover
+from gossamer.plugins.support.urlscreen import valid_url_mask
 from gossamer.plugins.urlchain import URLChain, memo_url_step, settings_key, task_chain
 
 __all__ = [
@@ -67,4 +69,5 @@ __all__ = [
     "settings_key",
     "memo_url_step",
     "task_chain",
+    "valid_url_mask",
 ]

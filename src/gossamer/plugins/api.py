@@ -24,6 +24,7 @@ from typing import Protocol as TypingProtocol
 from gossamer.core import Clause, Content, CrawlDatum, HttpExchange, Inlink, ParseData, ParseText, ProtocolStatus
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     import tantivy
     from selectolax.lexbor import LexborHTMLParser
 
@@ -44,6 +45,14 @@ class URLNormalizer(ABC):
     def normalize(self, url: str, scope: str) -> str:
         """Return the normalized URL."""
 
+    def unchanged_mask(self, urls: pa.StringArray, scope: str) -> pa.BooleanArray | None:
+        """Optional batch shortcut: true where ``normalize(url, scope)`` certainly returns ``url`` itself.
+
+        False means "not known" (the caller calls :meth:`normalize`); never true for a URL that
+        :meth:`normalize` would change or reject.  ``None`` (the default): no shortcut offered.
+        """
+        return None
+
 
 class URLFilter(ABC):
     """Accepts or rejects a URL: returns the URL (maybe rewritten) to accept it, ``None`` to reject."""
@@ -51,6 +60,14 @@ class URLFilter(ABC):
     @abstractmethod
     def filter(self, url: str) -> str | None:
         """Return the URL to keep it, ``None`` to drop it."""
+
+    def accepted_mask(self, urls: pa.StringArray) -> pa.BooleanArray | None:
+        """Optional batch shortcut: true where ``filter(url)`` certainly returns ``url`` itself.
+
+        False means "not known" (the caller calls :meth:`filter`); never true for a URL that
+        :meth:`filter` would rewrite or reject.  ``None`` (the default): no shortcut offered.
+        """
+        return None
 
 
 class URLExemptionFilter(ABC):

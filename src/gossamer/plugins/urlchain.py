@@ -12,9 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter, URLNormalizer
 from gossamer.plugins.registry import PluginRepository
+from gossamer.plugins.support.urlscreen import all_true
 
 
 class URLChain:
@@ -46,6 +50,25 @@ class URLChain:
             if report is not None:
                 report(f"{url!r}: {exc}")
             return None
+
+    def unchanged_mask(self, urls: pa.StringArray) -> pa.BooleanArray | None:
+        """True where :meth:`apply` certainly returns the URL itself (normalized already and accepted).
+
+        The conjunction of every plugin's mask (``URLNormalizer.unchanged_mask``,
+        ``URLFilter.accepted_mask``), each asked only about the URLs still true; ``None`` when a
+        plugin offers no batch shortcut.  False means "not known": run :meth:`apply`.
+        """
+        masks = [lambda u, n=n: n.unchanged_mask(u, self.scope) for n in self.normalizers]
+        masks += [f.accepted_mask for f in self.filters]
+        result = all_true(len(urls))
+        for mask_of in masks:
+            if not len(urls) or not pc.any(result).as_py():
+                break
+            mask = mask_of(urls if pc.all(result).as_py() else urls.filter(result))
+            if mask is None:
+                return None
+            result = pc.replace_with_mask(result, result, mask)
+        return result
 
     def filter(self, url: str) -> str | None:
         """Apply the filters; ``None`` when one rejects the URL."""

@@ -34,6 +34,7 @@ from gossamer.store.partitioning import (
     host_of,
     hosts_of,
     part_of_url,
+    parts_of_hosts,
     parts_of_keys,
     parts_of_urls,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "partition_key_function",
     "parts_dataset",
     "parts_of_keys",
+    "parts_of_hosts",
     "parts_of_urls",
     "place_text",
     "read_parquet_file",

@@ -32,15 +32,28 @@ def host_of(url: str) -> str:
     return match.group("host").translate(_ASCII_LOWER) if match else ""
 
 
+_SIMPLE_AUTHORITY = r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/?#:@\[]*(?::[^/?#@]*)?(?:[/?#]|$)"
+"""URLs whose authority has neither user info nor ``[``: the host runs from ``://`` to the first ``/?#:``."""
+
+
 def hosts_of(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """Vectorized :func:`host_of` over a string array (nulls and non-URLs give ``""``)."""
-    parts = pc.extract_regex(urls, _HOST_PATTERN)
-    hosts = pc.struct_field(parts, "host")
-    hosts = pc.ascii_lower(hosts)
-    hosts = pc.fill_null(hosts, "")
-    if isinstance(hosts, pa.ChunkedArray):
-        hosts = hosts.combine_chunks()
-    return hosts
+    """Vectorized :func:`host_of` over a string array (nulls and non-URLs give ``""``).
+
+    URLs of the common shape (:data:`_SIMPLE_AUTHORITY`) are cut by two splits; only the others
+    go through the full pattern, whose capture group makes RE2 several times slower.
+    """
+    if isinstance(urls, pa.ChunkedArray):
+        urls = urls.combine_chunks()
+    simple = pc.fill_null(pc.match_substring_regex(urls, _SIMPLE_AUTHORITY), False)
+    everyone = pc.all(simple).as_py() is not False
+    cut = urls if everyone else pc.if_else(simple, urls, pa.scalar("x://", urls.type))
+    rest = pc.list_element(pc.split_pattern(cut, "://", max_splits=1), 1)
+    hosts = pc.list_element(pc.split_pattern_regex(rest, "[/?#:]", max_splits=1), 0)
+    if not everyone:
+        others = pc.invert(simple)
+        parts = pc.extract_regex(urls.filter(others), _HOST_PATTERN)
+        hosts = pc.replace_with_mask(hosts, others, pc.struct_field(parts, "host").cast(hosts.type))
+    return pc.fill_null(pc.ascii_lower(hosts), "")
 
 
 def host_hash(host: str) -> int:

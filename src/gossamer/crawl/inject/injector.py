@@ -62,7 +62,7 @@ def inject(
         seed_src = len(inputs)
         inputs.append(Input(source, SeedMapper(options, now_millis())))
         return Job("inject", inputs, CRAWLDB_SCHEMA, InjectReducer(options, seed_src), CRAWLDB_SCHEMA,
-                   run.parts)
+                   run.parts, host_column="host")  # both maps fill "host" with hosts_of(url)
 
     result, recovered = run_table_job(crawldb, "crawldb", settings, build, progress)
     counters = dict(result.counters)

@@ -21,9 +21,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import META_FIXED_INTERVAL, CrawlDatum, CrawlStatus, url_problem
+from gossamer.crawl.inject.fast_lane import Column, FastRows, SeedDefaults, SlowRows, fast_line_mask, in_line_order
 from gossamer.crawl.inject.seeds import SeedError, is_seed_text, parse_seed_line
 from gossamer.engine import TaskContext
-from gossamer.plugins import PluginRepository, ScoringFilter, settings_key, task_chain
+from gossamer.plugins import PluginRepository, ScoringFilter, URLChain, settings_key, task_chain
 from gossamer.store import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch, hosts_of
 
 SCOPE = "inject"
@@ -47,7 +48,12 @@ def _scoring(ctx: TaskContext) -> list[ScoringFilter]:
 
 @dataclass(frozen=True)
 class SeedMapper:
-    """Map function for seed text: lines → ``injected`` crawldb rows."""
+    """Map function for seed text: lines → ``injected`` crawldb rows.
+
+    Lines that are one clean URL the chain keeps as it is go through the fast lane
+    (:mod:`gossamer.crawl.inject.fast_lane`: Arrow columns, no per-line Python); every other line
+    through the per-line path below.  Both give the same rows; rows keep the order of the lines.
+    """
 
     options: InjectOptions
     now: int
@@ -56,24 +62,37 @@ class SeedMapper:
         """Turn a batch of seed lines into injected rows; bad lines are reported and skipped."""
         settings = ctx.settings
         schemes = frozenset(settings.get_list("urls.schemes"))
-        default_score = settings.get_float("db.score.injected")
-        default_interval = settings.get_int("db.fetch.interval.default")
+        defaults = SeedDefaults(settings.get_float("db.score.injected"), settings.get_int("db.fetch.interval.default"))
         chain = task_chain(ctx, SCOPE, self.options.normalize, self.options.filter)
         scoring = [f for f in _scoring(ctx) if type(f).injected_score is not ScoringFilter.injected_score]
-        urls: list[str] = []
-        scores: list[float] = []
-        intervals: list[int] = []
-        metadata: list[list[tuple[str, str]] | None] = []
-        lines = batch.column("line").to_pylist()
-        problems = batch.column("problem").to_pylist()
-        seed_lines = 0
-        for index, line in enumerate(lines):
+        fast = None if scoring else fast_line_mask(batch, chain, schemes)
+        positions = list(range(batch.num_rows)) if fast is None else \
+            pc.indices_nonzero(pc.invert(fast)).to_pylist()
+        rows = self._line_by_line(batch, positions, ctx, chain, schemes, defaults, scoring)
+        fast_rows = FastRows.of(batch, fast)
+        ctx.count("seed_lines", rows.seed_lines + fast_rows.count)
+        ctx.count("urls_injected_total", len(rows.urls) + fast_rows.count)
+        if rows.urls or fast_rows.count:
+            yield injected_batch(*in_line_order(fast_rows, rows, defaults), self.now)
+
+    def _line_by_line(
+        self, batch: pa.RecordBatch, positions: list[int], ctx: TaskContext, chain: URLChain,
+        schemes: frozenset[str], defaults: SeedDefaults, scoring: list[ScoringFilter],
+    ) -> SlowRows:
+        """The per-line path over the lines at ``positions`` (Nutch's Injector mapper, line by line)."""
+        rows = SlowRows()
+        if not positions:
+            return rows
+        taken = positions if len(positions) < batch.num_rows else None
+        lines = (batch.column("line") if taken is None else batch.column("line").take(taken)).to_pylist()
+        problems = (batch.column("problem") if taken is None else batch.column("problem").take(taken)).to_pylist()
+        for position, line, line_problem in zip(positions, lines, problems, strict=True):
             if not is_seed_text(line):
                 continue
-            seed_lines += 1
+            rows.seed_lines += 1
             try:
-                if problems[index]:
-                    raise SeedError(problems[index])
+                if line_problem:
+                    raise SeedError(line_problem)
                 seed = parse_seed_line(line)
                 problem = url_problem(seed.url, schemes)
                 if problem:
@@ -84,18 +103,18 @@ class SeedMapper:
                     raise SeedError(f"{problem} after normalization: {url!r}")
             except (SeedError, ValueError) as exc:
                 ctx.count("urls_bad")
-                ctx.report(f"{_where(batch, index)}: {exc}: {line[:300]!r}")
+                ctx.report(f"{_where(batch, position)}: {exc}: {line[:300]!r}")
                 continue
             kept = chain.filter(url)
             if kept is None:
                 ctx.count("urls_filtered")
                 continue
             meta = seed.metadata
-            interval = seed.interval if seed.interval is not None else default_interval
+            interval = seed.interval if seed.interval is not None else defaults.interval
             if seed.fixed_interval is not None:
                 meta[META_FIXED_INTERVAL] = repr(seed.fixed_interval)
                 interval = int(round(seed.fixed_interval))
-            score = seed.score if seed.score is not None else default_score
+            score = seed.score if seed.score is not None else defaults.score
             if scoring:
                 datum = CrawlDatum(CrawlStatus.INJECTED, self.now, 0, interval, score, metadata=meta)
                 try:
@@ -103,17 +122,11 @@ class SeedMapper:
                         scoring_filter.injected_score(kept, datum)
                 except ValueError as exc:  # a scoring filter refuses the seed's metadata: a bad line
                     ctx.count("urls_bad")
-                    ctx.report(f"{_where(batch, index)}: {exc}: {line[:300]!r}")
+                    ctx.report(f"{_where(batch, position)}: {exc}: {line[:300]!r}")
                     continue
                 score, interval, meta = datum.score, datum.fetch_interval, datum.metadata
-            urls.append(kept)
-            scores.append(score)
-            intervals.append(interval)
-            metadata.append(list(meta.items()) if meta else None)
-        ctx.count("seed_lines", seed_lines)
-        ctx.count("urls_injected_total", len(urls))
-        if urls:
-            yield injected_batch(urls, scores, intervals, metadata, self.now)
+            rows.add(position, kept, score, interval, list(meta.items()) if meta else None)
+        return rows
 
 
 def _where(batch: pa.RecordBatch, index: int) -> str:
@@ -121,24 +134,33 @@ def _where(batch: pa.RecordBatch, index: int) -> str:
     return f"{batch.column('file')[index].as_py()}:{batch.column('line_no')[index].as_py()}"
 
 
-def injected_batch(urls: list[str], scores: list[float], intervals: list[int],
-                   metadata: list[list[tuple[str, str]] | None], now: int) -> pa.RecordBatch:
-    """Crawldb rows with status ``injected`` built column by column (no per-row objects)."""
+def injected_batch(urls: Column, scores: Column, intervals: Column, metadata: Column, now: int) -> pa.RecordBatch:
+    """Crawldb rows with status ``injected`` built column by column (no per-row objects).
+
+    Each column is a list or an Arrow array (of the crawldb field's type or one that casts to it).
+    """
     n = len(urls)
-    url_array = pa.array(urls, pa.string())
+    url_array = _array(urls, pa.string())
     columns = {
         "url": url_array,
         "host": hosts_of(url_array),
         "status": pa.array(np_full(n, int(CrawlStatus.INJECTED)), pa.uint8()),
         "fetch_time": pa.array(np_full(n, now), pa.int64()).cast(TIMESTAMP),
         "retries": pa.array(np_full(n, 0), pa.int16()),
-        "fetch_interval": pa.array(intervals, pa.int32()),
-        "score": pa.array(scores, pa.float32()),
+        "fetch_interval": _array(intervals, pa.int32()),
+        "score": _array(scores, pa.float32()),
         "signature": pa.nulls(n, pa.binary()),
         "modified_time": pa.array(np_full(n, 0), pa.int64()).cast(TIMESTAMP),
-        "metadata": pa.array(metadata, CRAWLDB_SCHEMA.field("metadata").type),
+        "metadata": _array(metadata, CRAWLDB_SCHEMA.field("metadata").type),
     }
     return pa.RecordBatch.from_arrays([columns[f.name] for f in CRAWLDB_SCHEMA], schema=CRAWLDB_SCHEMA)
+
+
+def _array(values: Column, type_: pa.DataType) -> pa.Array:
+    """``values`` as an Arrow array of ``type_``."""
+    if isinstance(values, pa.Array):
+        return values if values.type == type_ else values.cast(type_)
+    return pa.array(values, type_)
 
 
 def np_full(n: int, value: int) -> list[int]:

@@ -11,6 +11,8 @@ The format and its semantics are described in
 
 from __future__ import annotations
 
+import pyarrow as pa
+
 from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter
 from gossamer.plugins.registry import PluginInfo
@@ -29,6 +31,10 @@ class RegexURLFilter(URLFilter):
     def filter(self, url: str) -> str | None:
         """Return ``url`` when accepted, ``None`` when rejected (also when no rule matches)."""
         return url if self._decide(url) else None
+
+    def accepted_mask(self, urls: pa.StringArray) -> pa.BooleanArray | None:
+        """True where the rules certainly accept the URL (:meth:`RegexRuleSet.accepted_mask`)."""
+        return self.rules.accepted_mask(urls)
 
     def explain(self, url: str) -> RegexRule | None:
         """The rule deciding ``url`` (``None``: no rule matched, so it is rejected)."""

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+import pyarrow as pa
+
 from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
@@ -36,6 +38,7 @@ from gossamer.plugins.support.javaurl import (
     parse_java_url,
     remove_dot_segments,
 )
+from gossamer.plugins.support.urlscreen import number_except, screened
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _ESCAPE_ANY = re.compile(r"%([0-9A-Fa-f]{2})")
@@ -55,6 +58,20 @@ _FAST = re.compile(
     re.DOTALL,
 )
 _DEFAULT_PORTS = {"http": "80", "https": "443", "ftp": "21"}
+
+# RE2 form of a subset of the fast path's URLs that ``normalize`` returns unchanged: no default
+# port, no escapes, no fragment, and path segments neither empty nor starting or ending with "."
+# (so the path has no "/.", "./" or "//").  Character classes are those of ``_FAST`` without "%".
+_SEG_EDGE = r"[!$\x26-\x2d\x30-\x3b=\x40-\x5a_a-z~]"
+_SEG = rf"{_SEG_EDGE}(?:[!$\x26-\x2e\x30-\x3b=\x40-\x5a_a-z~]*{_SEG_EDGE})?"
+_RE2_AUTHORITY = "|".join(
+    rf"{scheme}://[a-z0-9_-]+(?:\.[a-z0-9_-]+)*(?::{number_except(int(port))})?"
+    for scheme, port in _DEFAULT_PORTS.items()
+)
+UNCHANGED_RE2 = (
+    rf"^(?:{_RE2_AUTHORITY})/(?:{_SEG}(?:/{_SEG})*/?)?"
+    r"(?:\?[!$\x26-\x3b=\x3f-\x5a_a-z~]*)?$"
+)
 _HTTP_LIKE = ("http", "https", "ftp")
 
 
@@ -111,6 +128,10 @@ class BasicURLNormalizer(URLNormalizer):
         if url == "":
             return url
         return self._normalize_slow(java_trim(url))
+
+    def unchanged_mask(self, urls: pa.StringArray, scope: str) -> pa.BooleanArray:
+        """True for URLs of the ``UNCHANGED_RE2`` shape (not ``xn--`` ones under ``toUnicode``)."""
+        return screened(urls, UNCHANGED_RE2, "xn--" if self.to_unicode else None)
 
     def _normalize_slow(self, url: str) -> str:
         parsed = parse_java_url(url)

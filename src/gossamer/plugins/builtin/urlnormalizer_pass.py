@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
+
 from gossamer.core import Settings
 from gossamer.plugins.api import URLNormalizer
 from gossamer.plugins.registry import PluginInfo
+from gossamer.plugins.support.urlscreen import all_true
 
 
 class PassURLNormalizer(URLNormalizer):
@@ -13,6 +16,10 @@ class PassURLNormalizer(URLNormalizer):
     def normalize(self, url: str, scope: str) -> str:
         """Return ``url`` as it is."""
         return url
+
+    def unchanged_mask(self, urls: pa.StringArray, scope: str) -> pa.BooleanArray:
+        """Every URL is returned unchanged."""
+        return all_true(len(urls))
 
 
 def _build(settings: Settings) -> PassURLNormalizer:

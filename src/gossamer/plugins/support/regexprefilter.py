@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 try:  # the parser behind ``re`` (private but stable; the analysis is optional)
     from re import _constants as _c
@@ -58,15 +59,20 @@ def _literal_run(items: list) -> tuple[list[str], list[tuple[str, int | None]]]:
     return runs, guarded
 
 
-def _clauses(items: list, ignore_case: bool) -> list[tuple[tuple[str, ...], bool]]:
-    """Conjunction of ``(alternative literals, case-insensitive)`` clauses for a sequence."""
+def _clauses(items: list, ignore_case: bool, classes: bool = False) -> list[tuple[tuple[str, ...], bool]]:
+    """Conjunction of ``(alternative literals, case-insensitive)`` clauses for a sequence.
+
+    ``classes``: also a clause for each character class of plain characters (``[?*!@=]``).
+    """
     runs, _ = _literal_run(items)
     clauses = [((run,), ignore_case) for run in runs]
     for op, av in items:
         if op is _c.SUBPATTERN:
             _, add, remove, sub = av
             ci = (ignore_case or bool(add & _c.SRE_FLAG_IGNORECASE)) and not remove & _c.SRE_FLAG_IGNORECASE
-            clauses += _clauses(list(sub), ci)
+            clauses += _clauses(list(sub), ci, classes)
+        elif classes and op is _c.IN and av and all(kind is _c.LITERAL for kind, _ in av):
+            clauses.append((tuple(chr(value) for _, value in av), ignore_case))
         elif op is _c.BRANCH:
             options: list[str] = []
             for alt in av[1]:
@@ -79,7 +85,8 @@ def _clauses(items: list, ignore_case: bool) -> list[tuple[tuple[str, ...], bool
     return [(alts, ci) for alts, ci in clauses if not ci or all(a.isascii() for a in alts)]
 
 
-def _end_expr(items: list, ignore_case: bool) -> str | None:
+def _end_chars(items: list, ignore_case: bool) -> str | None:
+    """The characters one of which must end the match when the pattern ends in ``c$`` or ``[set]$``."""
     if len(items) < 2 or items[-1] != (_c.AT, _c.AT_END):
         return None
     op, av = items[-2]
@@ -91,7 +98,7 @@ def _end_expr(items: list, ignore_case: bool) -> str | None:
         return None
     if ignore_case and any(ch.isalpha() for ch in chars):
         return None
-    return f"(s[-1:] in {chars!r} or (s[-1:] == '\\n' and s[-2:-1] in {chars!r}))"
+    return chars
 
 
 def guarded_find(s: str, run: str, before: str) -> bool:
@@ -104,12 +111,23 @@ def guarded_find(s: str, run: str, before: str) -> bool:
     return False
 
 
-def prefilter_expr(pattern: re.Pattern[str]) -> tuple[str, bool] | None:
-    """``(Python expression over s and low, needs low)`` true whenever ``pattern`` may match.
+class Term(NamedTuple):
+    """One necessary condition for a match, as data (rendered to Python here, to Arrow elsewhere).
 
-    ``s`` is the string, ``low`` its ``lower()``, ``guarded_find`` this module's
-    helper.  ``None`` when nothing useful can be derived.
+    ``kind``: ``"start"`` — ``s`` starts with ``options[0]``; ``"end"`` — the last character of
+    ``s``, or the one before a final ``\\n``, is one of ``options[0]``; ``"guarded"`` — ``options[0]``
+    occurs in ``s`` not right after the character ``other``; ``"any"`` — one of ``options`` occurs
+    in ``s`` (``fold``: in ``s.lower()``, the options being lower-case ASCII).
     """
+
+    kind: str
+    options: tuple[str, ...]
+    other: str = ""
+    fold: bool = False
+
+
+def prefilter_terms(pattern: re.Pattern[str]) -> list[Term] | None:
+    """Conditions every string ``pattern`` can be found in satisfies (all of them); ``None`` if none is known."""
     if _p is None or pattern.flags & (re.MULTILINE | re.VERBOSE):
         return None
     try:
@@ -118,28 +136,59 @@ def prefilter_expr(pattern: re.Pattern[str]) -> tuple[str, bool] | None:
         return None
     items = list(parsed)
     ignore_case = bool(parsed.state.flags & re.IGNORECASE)
-    guarded = dict(_literal_run(items)[1])
-    clauses = _clauses(items, ignore_case)
-    if not pattern.flags & re.ASCII:  # Unicode case folding (e.g. U+017F ~ "s") defeats str.lower()
-        clauses = [(alts, ci) for alts, ci in clauses if not ci]
-    terms: list[str] = []
+    terms: list[Term] = []
     if items and items[0] == (_c.AT, _c.AT_BEGINNING) and not ignore_case:
         head = _literal_run(items[1:])[0]
         if head and items[1][0] is _c.LITERAL:
-            terms.append(f"s.startswith({head[0]!r})")
-    end = _end_expr(items, ignore_case)
+            terms.append(Term("start", (head[0],)))
+    end = _end_chars(items, ignore_case)
     if end is not None:
-        terms.append(end)
+        terms.append(Term("end", (end,)))
+    ascii_only = bool(pattern.flags & re.ASCII)
+    terms += _clause_terms(items, ignore_case, ascii_only, classes=False)
+    if not terms:  # a bare character class (``[?*!@=]``): one of its characters must occur
+        terms = _clause_terms(items, ignore_case, ascii_only, classes=True)
+    return terms or None
+
+
+def _clause_terms(items: list, ignore_case: bool, ascii_only: bool, classes: bool) -> list[Term]:
+    """The ``guarded`` and ``any`` terms of a sequence, longest literals first."""
+    guarded = dict(_literal_run(items)[1])
+    clauses = _clauses(items, ignore_case, classes)
+    if not ascii_only:  # Unicode case folding (e.g. U+017F ~ "s") defeats str.lower()
+        clauses = [(alts, ci) for alts, ci in clauses if not ci]
+    terms: list[Term] = []
     for alts, ci in sorted(clauses, key=lambda clause: -max(map(len, clause[0]))):
         if len(alts) == 1 and not ci and guarded.get(alts[0]) is not None:
-            terms.append(f"guarded_find(s, {alts[0]!r}, {chr(guarded[alts[0]])!r})")
+            terms.append(Term("guarded", alts, chr(guarded[alts[0]])))
         else:
-            var = "low" if ci else "s"
-            options = [a.lower() if ci else a for a in alts]
-            terms.append("(" + " or ".join(f"{a!r} in {var}" for a in options) + ")")
-    if not terms:
+            terms.append(Term("any", tuple(a.lower() if ci else a for a in alts), fold=ci))
+    return terms
+
+
+def _render(term: Term) -> str:
+    """A term as a Python expression over ``s`` and ``low``."""
+    text = term.options[0]
+    if term.kind == "start":
+        return f"s.startswith({text!r})"
+    if term.kind == "end":
+        return f"(s[-1:] in {text!r} or (s[-1:] == '\\n' and s[-2:-1] in {text!r}))"
+    if term.kind == "guarded":
+        return f"guarded_find(s, {text!r}, {term.other!r})"
+    var = "low" if term.fold else "s"
+    return "(" + " or ".join(f"{a!r} in {var}" for a in term.options) + ")"
+
+
+def prefilter_expr(pattern: re.Pattern[str]) -> tuple[str, bool] | None:
+    """``(Python expression over s and low, needs low)`` true whenever ``pattern`` may match.
+
+    ``s`` is the string, ``low`` its ``lower()``, ``guarded_find`` this module's
+    helper.  ``None`` when nothing useful can be derived.
+    """
+    terms = prefilter_terms(pattern)
+    if terms is None:
         return None
-    return " and ".join(terms), any(ci for _, ci in clauses)
+    return " and ".join(map(_render, terms)), any(term.fold for term in terms)
 
 
 def compile_prefilter(exprs: list[tuple[str, bool]]) -> Callable[[str], bool]:

@@ -25,6 +25,11 @@ randomized test in ``tests/test_urlfilters.py`` checks this):
   ``/``-separated segments for ``x, y, x, z, x`` followed by a ``/``.
 
 Every other rule runs as the compiled regex (:func:`compile_java`).
+
+Columns of URLs: :meth:`RegexRuleSet.accepted_mask` screens them in one RE2 pass, an RE2
+pattern per rule found wherever the rule's regex is (:func:`rule_screen`): the rules above
+the first ``+`` rule that surely matches (``+.``, ``+.*``) cannot reject a URL in which none is
+found.  URLs where one is found are decided one by one.
 """
 
 from __future__ import annotations
@@ -33,9 +38,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pyarrow as pa
+
 from gossamer.core import domain_of, url_host
 from gossamer.plugins.support.javaregex import JavaRegexError, compile_java
 from gossamer.plugins.support.rulefiles import RuleText
+from gossamer.plugins.support.urlscreen import LINE_TERMINATORS_ONLY, any_of, pattern_screen, re2_literal, screened
 
 Matcher = Callable[[str], bool]
 
@@ -66,6 +74,33 @@ def fast_matcher(regex: str) -> Matcher | None:
         return _suffix_matcher(exts, fold)
     if regex == _REPEATED_SEGMENTS:
         return _has_repeated_segments
+    return None
+
+
+def rule_screen(regex: str) -> str:
+    """An RE2 pattern found in every string the rule regex is found in (``""``: in every string)."""
+    if m := _PREFIX_ALTS.fullmatch(regex):
+        return "^(?:" + "|".join(map(re2_literal, m.group(1).split("|"))) + "):"
+    if m := _SUFFIX_ALTS.fullmatch(regex):
+        body = "\\.(?:" + "|".join(map(re2_literal, m.group(2).split("|"))) + ")\\n?$"
+        return f"(?i:{body})" if m.group(1) else body
+    if regex == _REPEATED_SEGMENTS:
+        return "(?:/[^/]+){5}/"  # "/x/y/x/z/x/" is five non-empty segments and a slash
+    return pattern_screen(compile_java(regex)) or ""
+
+
+def _accept_screens(rules: list[RegexRule]) -> list[str] | None:
+    """Screens of the ``-`` rules above a ``+`` rule that matches every URL they are not found in.
+
+    ``None`` when no such ``+`` rule is known (no URL is certainly accepted).
+    """
+    screens: list[str] = []
+    for rule in rules:
+        if rule.accept:
+            if rule.regex in ("", ".*"):
+                return screens
+            return screens + [LINE_TERMINATORS_ONLY] if rule.regex == "." else None
+        screens.append(rule_screen(rule.regex))
     return None
 
 
@@ -193,6 +228,7 @@ class RegexRuleSet:
         self.rules = rules
         self._scoped = any(rule.scope is not None for rule in rules)
         self._plain = [(rule.match, rule.accept) for rule in rules]
+        self._screens = None if self._scoped else _accept_screens(rules)
 
     def decide(self, url: str) -> bool:
         """True when the URL is accepted (first matching rule is ``+``), False otherwise."""
@@ -209,6 +245,16 @@ class RegexRuleSet:
             if rule.match(url):
                 return rule.accept
         return False
+
+    def accepted_mask(self, urls: pa.StringArray) -> pa.BooleanArray | None:
+        """True where :meth:`decide` certainly accepts (see the module docstring); ``None``: no shortcut.
+
+        Host-scoped rule sets, and sets with no ``+.`` style rule, offer no shortcut.
+        """
+        if self._screens is None:
+            return None
+        trouble = any_of(self._screens) if self._screens else None
+        return screened(urls, None, trouble, self.decide)
 
     def deciding_rule(self, url: str) -> RegexRule | None:
         """The rule that decides ``url`` (for checker tools explaining a verdict), or ``None``."""
