@@ -29,7 +29,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gossamer.core import CrawlDatum, CrawlStatus, HttpExchange, Settings, now_millis, page_work_gc
+from gossamer.core import Content, CrawlDatum, CrawlStatus, HttpExchange, Settings, now_millis, page_work_gc
 from gossamer.crawl.parse import PageParser, ParseOutputs
 from gossamer.crawl.parse.warc_input import read_responses
 
@@ -42,7 +42,7 @@ SETTINGS = {
 """The ``crawl`` benchmark's settings that matter to parsing (:data:`bench.crawl_bench.CRAWL_SETTINGS`)."""
 
 
-def load_pages(crawl: Path, limit: int, html_only: bool) -> list:
+def load_pages(crawl: Path, limit: int, html_only: bool) -> list[Content]:
     """Contents of the crawl's 200 responses, one per URL, in segment and file order."""
     pages, seen = [], set()
     for warc in sorted(crawl.glob("segments/*/content/*.warc.gz")):
@@ -59,14 +59,14 @@ def load_pages(crawl: Path, limit: int, html_only: bool) -> list:
     return pages
 
 
-def exchange_of(content) -> HttpExchange:  # type: ignore[no-untyped-def]
+def exchange_of(content: Content) -> HttpExchange:
     """An HTTP exchange carrying the page's headers and body, for the WARC writer."""
     return HttpExchange(url=content.url, method="GET", request_target="/", request_headers=[("Host", "x")],
                         http_version="1.1", status=200, reason="OK", response_headers=content.headers,
                         raw_body=content.content, date=datetime.now(UTC), ip="127.0.0.1")
 
 
-def run(pages: list, scratch: Path, warc: bool) -> int:
+def run(pages: list[Content], scratch: Path, warc: bool) -> int:
     """Parse and store every page as the fetch process does; returns the pages parsed."""
     from gossamer.crawl.fetch.warc import WarcFileWriter
 
