@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from typing import Protocol as TypingProtocol
 
 from gossamer.core import Clause, Content, CrawlDatum, HttpExchange, Inlink, ParseData, ParseText, ProtocolStatus
@@ -175,6 +175,11 @@ class Parser(ABC):
 
 class HtmlParseFilter(ABC):
     """Adds to or changes an HTML parse result; receives the parsed DOM (``tree``)."""
+
+    reads_text: ClassVar[bool] = True
+    """Whether :meth:`filter` reads ``result.text``.  When no active filter does, the page's
+    text is extracted after the filters ran, from the same DOM (saving a copy of it per page);
+    otherwise it is there when they run.  Either way the stored text is the same."""
 
     @abstractmethod
     def filter(self, content: Content, result: ParseResult, tree: LexborHTMLParser) -> ParseResult:

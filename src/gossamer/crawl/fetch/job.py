@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from gossamer.core import CrawlDatum, Report, Settings, agent_string, sample_limit
+from gossamer.core import CrawlDatum, Report, Settings, agent_string, page_work_gc, sample_limit
 from gossamer.crawl.fetch.fetcher import fetch_all
 from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch, prepare_fetch, recent_requests
 from gossamer.crawl.fetch.results import FetchSummary
@@ -285,9 +285,10 @@ def fetch_share(task: ShareTask, index: int, reporter: TaskReporter) -> FetchRep
     done, recent = _resumed(task, owns)
     try:
         todo = ((url, datum) for url, datum in fetch_list(segment / "crawl_generate", owns) if url not in done)
-        summary = asyncio.run(fetch_all(todo, per_process, sink, progress=report, owns=owns, monitor_interval=0.5,
-                                        sharers=processes if shared else 1, recent=recent))
-        rows = sink.close()
+        with page_work_gc():
+            summary = asyncio.run(fetch_all(todo, per_process, sink, progress=report, owns=owns,
+                                            monitor_interval=0.5, sharers=processes if shared else 1, recent=recent))
+            rows = sink.close()
         files = output.publish()
     except BaseException:
         sink.abort()

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import pyarrow.compute as pc
 
-from gossamer.core import Content, CrawlDatum, CrawlStatus, Report, Settings, sample_limit
+from gossamer.core import Content, CrawlDatum, CrawlStatus, Report, Settings, page_work_gc, sample_limit
 from gossamer.crawl.parse.outputs import TABLES, ParseOutputs, complete_parse_tables, finish_parse_tables
 from gossamer.crawl.parse.page import PageParser
 from gossamer.crawl.parse.warc_input import decoded_size_cap, read_responses
@@ -118,17 +118,18 @@ def parse_group(segment: Place, settings: Settings, index: int, files: list[Plac
     report = ParseReport(segment.name, sample_limit=sample_limit(settings))
     seen: set[str] = set()
     try:
-        for path in files:
-            try:
-                with local_copy(path, settings) as local:  # one download at a time for a remote segment
-                    for response in read_responses(local, cap):
-                        _parse_response(segment.name, response.content, fetched, seen, parser, outputs, report)
-                        if report.pages % 200 == 0:
-                            reporter.report(report.pages)
-            except (OSError, ValueError) as exc:
-                report.not_parsed["unreadable WARC file"] += 1
-                report.add_sample(f"{path.name}: {exc}")
-        report.rows = Counter(outputs.close())
+        with page_work_gc():
+            for path in files:
+                try:
+                    with local_copy(path, settings) as local:  # one download at a time for a remote segment
+                        for response in read_responses(local, cap):
+                            _parse_response(segment.name, response.content, fetched, seen, parser, outputs, report)
+                            if report.pages % 200 == 0:
+                                reporter.report(report.pages)
+                except (OSError, ValueError) as exc:
+                    report.not_parsed["unreadable WARC file"] += 1
+                    report.add_sample(f"{path.name}: {exc}")
+            report.rows = Counter(outputs.close())
         report.files = output.publish()
     except BaseException:
         outputs.abort()

@@ -13,7 +13,8 @@ Nutch's ParseUtil, ParseSegment and ParseOutputFormat do together:
   ``parser.size.limits`` allows for its type (``parse_failed``), and runs the candidate
   Parser plugins of the type (:mod:`.parsers`) in order until one succeeds: those in
   ``parser.inprocess`` in this process (for HTML with the HtmlParseFilter chain on its
-  DOM), the others in the worker process of :mod:`.sandbox`, under ``parser.timeout`` and
+  DOM; when no filter reads the text, the text is taken from that DOM after them, without
+  a copy of it), the others in the worker process of :mod:`.sandbox`, under ``parser.timeout`` and
   ``parser.memory.max``.  A timeout, memory exhaustion or crash of the worker ends the
   page's parse (``parse_failed`` with that reason); a parser that raises or reports
   failure passes the document to the next candidate, and when none is left the reasons
@@ -127,6 +128,7 @@ class PageParser:
                                                 if state.info.point == "Parser"])
         self._unsandboxed: set[str] = set()
         self.html_filters: list[HtmlParseFilter] = repo.chain(HtmlParseFilter)
+        self.filters_skip_text = not any(f.reads_text for f in self.html_filters)
         self.scoring: list[ScoringFilter] = repo.chain(ScoringFilter)
         try:
             self.signature: Signature = repo.single(Signature)
@@ -200,13 +202,22 @@ class PageParser:
             except LookupError:  # the worker cannot load it: run it here
                 LOG.warning("parser %s cannot run in the parse worker process; running it in this one", plugin_id)
                 self._unsandboxed.add(plugin_id)
-        parse_tree = getattr(parser, "parse_tree", None)
-        if self.html_filters and parse_tree is not None:
-            result, tree = parse_tree(content, keep_tree=True)
+        if not self.html_filters:
+            return parser.parse(content)
+        text_later = getattr(parser, "parse_tree_text_later", None) if self.filters_skip_text else None
+        if text_later is not None:
+            result, tree, set_text = text_later(content)
             for html_filter in self.html_filters:
                 result = html_filter.filter(content, result, tree)
+            set_text(result)
             return result
-        return parser.parse(content)
+        parse_tree = getattr(parser, "parse_tree", None)
+        if parse_tree is None:
+            return parser.parse(content)
+        result, tree = parse_tree(content, keep_tree=True)
+        for html_filter in self.html_filters:
+            result = html_filter.filter(content, result, tree)
+        return result
 
     def _parse(self, url: str, content: Content, meta: dict[str, str], result: ParseResult) -> ParsedPage:
         data = result.data

@@ -43,6 +43,8 @@ _HAS_RDF = re.compile(rb"<rdf:rdf\b", re.IGNORECASE)
 class CCParseFilter(HtmlParseFilter):
     """License URL, location and work type → parse metadata (see the module docstring)."""
 
+    reads_text = False
+
     def __init__(self, settings: Settings) -> None:
         self.exclude_unlicensed = settings.get_bool("creativecommons.exclude.unlicensed")
 

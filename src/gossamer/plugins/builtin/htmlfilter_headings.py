@@ -23,6 +23,8 @@ HEADING_TAGS = frozenset(f"h{level}" for level in range(1, 7))
 class HeadingsFilter(HtmlParseFilter):
     """Heading texts → parse metadata keyed by the heading's tag name."""
 
+    reads_text = False
+
     def __init__(self, settings: Settings) -> None:
         names = [n.strip().lower() for n in settings.get_list("headings") if n.strip()]
         self.tags = [n for n in dict.fromkeys(names) if n in HEADING_TAGS]

@@ -28,6 +28,8 @@ PREFIX = "metatag."
 class MetaTagsFilter(HtmlParseFilter):
     """Copies the ``metatags.names`` meta tags into ``metatag.*`` parse metadata."""
 
+    reads_text = False
+
     def __init__(self, settings: Settings) -> None:
         names = {n.strip().lower() for n in settings.get_list("metatags.names") if n.strip()}
         self.all_names = "*" in names

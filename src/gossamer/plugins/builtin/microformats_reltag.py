@@ -47,6 +47,8 @@ def tag_of(url: str) -> str:
 class RelTagParseFilter(HtmlParseFilter):
     """``<a rel="tag">`` links → :data:`REL_TAG` parse metadata."""
 
+    reads_text = False
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 from urllib.parse import urljoin
@@ -99,6 +100,13 @@ def document_base(tree: LexborHTMLParser, url: str) -> str:
     return url
 
 
+def page_text(tree: LexborHTMLParser) -> str:
+    """The visible text of ``tree`` (see the module docstring); removes its ``<script>`` and ``<style>`` elements."""
+    tree.strip_tags(_INVISIBLE)
+    root = tree.root
+    return collapse(root.text(separator=" ")) if root is not None else ""
+
+
 class HtmlParser(Parser):
     """HTML parser (see the module docstring); :meth:`parse_tree` also returns the DOM."""
 
@@ -134,6 +142,29 @@ class HtmlParser(Parser):
 
     def parse_tree(self, content: Content, keep_tree: bool = True) -> tuple[ParseResult, Any]:
         """Parse; also return the selectolax tree (unmodified when ``keep_tree``) for HtmlParseFilters."""
+        result, tree, noindex = self._parse(content)
+        if not noindex:
+            result.text = ParseText(page_text(tree.clone() if keep_tree else tree))
+        return result, tree
+
+    def parse_tree_text_later(self, content: Content) -> tuple[ParseResult, Any, Callable[[ParseResult], None]]:
+        """:meth:`parse_tree` for HtmlParseFilters that do not read the text: no copy of the DOM is made.
+
+        Returns the result with an empty text, the unmodified tree, and a function that
+        sets the text of a result (the one the filters return) from the tree itself,
+        which it changes (``<script>`` and ``<style>`` are removed): call it once, after
+        the last reader of the tree.  The text is the one :meth:`parse_tree` gives.
+        """
+        result, tree, noindex = self._parse(content)
+
+        def set_text(final: ParseResult) -> None:
+            if not noindex:
+                final.text = ParseText(page_text(tree))
+
+        return result, tree, set_text
+
+    def _parse(self, content: Content) -> tuple[ParseResult, Any, bool]:
+        """``(result without text, tree, noindex)``: everything but the text, the tree unmodified."""
         notes: dict[str, str] = {}
         data = self._bounded(content.content, notes)
         decoded = choose_charset(data, content.content_type, self.default_charset, self.detect, html=True)
@@ -164,15 +195,9 @@ class HtmlParser(Parser):
                 parse_meta[REFRESH_URL] = target
                 parse_meta[REFRESH_SECONDS] = str(meta.refresh_seconds)
                 message = f"meta refresh to {target} after {meta.refresh_seconds} s"
-        title = text = ""
-        if not meta.noindex:
-            title = self._title(tree)
-            work = tree.clone() if keep_tree else tree
-            work.strip_tags(_INVISIBLE)
-            root = work.root
-            text = collapse(root.text(separator=" ")) if root is not None else ""
+        title = "" if meta.noindex else self._title(tree)
         data_out = ParseData(ParseStatusCode.SUCCESS, title, outlinks, {}, parse_meta, message)
-        return ParseResult(data_out, ParseText(text)), tree
+        return ParseResult(data_out, ParseText("")), tree, meta.noindex
 
     @staticmethod
     def _refresh_target(target: str, base: str, page_url: str) -> str:
