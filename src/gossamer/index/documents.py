@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -42,6 +42,7 @@ from gossamer.core import (
     CrawlDatum,
     CrawlStatus,
     Inlink,
+    InlinkList,
     ParseData,
     ParseStatusCode,
     ParseText,
@@ -98,6 +99,13 @@ def _datum(row: Mapping[str, Any]) -> CrawlDatum:
                       fetch_interval=row["fetch_interval"] or 0, score=row["score"] or 0.0,
                       signature=row["signature"], modified_time=row["modified_time"] or 0,
                       metadata=dict(row["metadata"] or ()))
+
+
+def _inlinks(value: Any) -> Sequence[Inlink]:
+    """A linkdb row's inlinks: an :class:`InlinkList` as the index job reads them, else a list of dicts."""
+    if value is None or isinstance(value, InlinkList):
+        return value or ()
+    return [Inlink(link["from_url"] or "", link["anchor"] or "") for link in value]
 
 
 def indexed_parse(title: str, content_metadata: Iterable[tuple[str, str]] | Mapping[str, str],
@@ -192,7 +200,7 @@ class DocumentBuilder:
     def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, str | None] | None:
         url = rows[0]["url"]
         db: CrawlDatum | None = None
-        inlinks: list[Inlink] = []
+        inlinks: Sequence[Inlink] = ()
         segments: dict[str, _Segment] = {}
         latest: str | None = None
         node_score: float | None = None
@@ -203,7 +211,7 @@ class DocumentBuilder:
             elif kind == KIND_DB:
                 db = _datum(row)
             elif kind == KIND_LINKS:
-                inlinks = [Inlink(link["from_url"] or "", link["anchor"] or "") for link in row["inlinks"] or ()]
+                inlinks = _inlinks(row["inlinks"])
             else:
                 seg = segments.setdefault(row["segment"], _Segment())
                 if kind == KIND_FETCH and row["status"] in _FETCH_STATUSES:

@@ -24,6 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gossamer.core import InlinkList
 from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.index.documents import (
     DELETE_DB_STATUSES,
@@ -41,12 +42,13 @@ from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER,
 
 METADATA = pa.map_(pa.string(), pa.string())
 INLINK_TYPE = pa.struct([pa.field("from_url", pa.string()), pa.field("anchor", pa.string())])
+INLINKS_TYPE = pa.list_(INLINK_TYPE)
 SHUFFLE_SCHEMA = pa.schema(
     [pa.field("url", pa.string(), nullable=False), pa.field("kind", pa.uint8()), pa.field("segment", pa.string())]
     + [pa.field(f.name, f.type) for f in CRAWLDB_SCHEMA if f.name not in ("url", "host")]
     + [pa.field("parse_status", pa.uint8()), pa.field("title", pa.string()),
        pa.field("content_metadata", METADATA), pa.field("parse_metadata", METADATA),
-       pa.field("text", pa.large_string()), pa.field("inlinks", pa.list_(INLINK_TYPE))]
+       pa.field("text", pa.large_string()), pa.field("inlinks", INLINKS_TYPE)]
 )
 ACTION_ADD, ACTION_DELETE = 1, 2
 ACTIONS_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False), pa.field("action", pa.uint8()),
@@ -117,10 +119,28 @@ class IndexReducer:
 
 
 def _pylist(column: pa.Array) -> list[Any]:
-    """A column as Python values; timestamps as epoch milliseconds (no datetime objects)."""
+    """A column as Python values; timestamps as epoch milliseconds (no datetime objects); inlinks as InlinkList."""
+    if column.type == INLINKS_TYPE:
+        return _inlink_lists(column)
     if pa.types.is_timestamp(column.type):
         column = column.cast(pa.timestamp("ms", tz=column.type.tz)).cast(pa.int64())
     return column.to_pylist()
+
+
+def _inlink_lists(column: pa.Array) -> list[InlinkList | None]:
+    """An ``inlinks`` column as one :class:`InlinkList` per row (``None`` for a null row), null strings as ``""``.
+
+    Read column-wise: no dict and no :class:`~gossamer.core.Inlink` per link.
+    """
+    if column.null_count == len(column):
+        return [None] * len(column)
+    offsets = column.offsets.to_pylist()
+    values = column.values.slice(offsets[0], offsets[-1] - offsets[0])  # this (possibly sliced) array's values
+    from_urls = pc.fill_null(values.field("from_url"), "").to_pylist()
+    anchors = pc.fill_null(values.field("anchor"), "").to_pylist()
+    base = offsets[0]
+    return [None if not valid else InlinkList(from_urls[start - base:end - base], anchors[start - base:end - base])
+            for valid, start, end in zip(column.is_valid().to_pylist(), offsets, offsets[1:], strict=False)]
 
 
 def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segments: list[Path] | list[Place],
