@@ -59,3 +59,28 @@ def test_language_sample_is_what_identify_reads() -> None:
     assert flt.sample("Title", "0123456789")[:8] == "Title 0123456789"[:8]
     assert LanguageIndexingFilter(Settings().with_values([("lang.analyze.max.length", "0")], "test")) \
         .sample("T", "abc") == "T abc"
+
+
+def test_vectors_embedded_by_the_job_equal_the_writers_own() -> None:
+    import json
+
+    import numpy as np
+
+    from gossamer.engine import TaskContext
+    from gossamer.index.documents import JsonDocument
+    from gossamer.index.embeddings import embedder, page_text
+    from gossamer.index.job import _vectors
+    from gossamer.index.vectors import ShardVectorWriter
+
+    model = embedder()
+    docs = [{"title": "Deep copy", "content": "copy a list without sharing its items"},
+            {"title": "Threads", "opening": "run work in parallel"}]
+    texts = [page_text(doc, 300) for doc in docs]
+    column = _vectors(TaskContext(Settings()), 3, [(0, texts[0]), (2, texts[1])]).to_pylist()
+    assert column[1] is None
+    own, given = ShardVectorWriter(model, 300, None), ShardVectorWriter(model, 300, None)
+    for url, doc, raw in zip(("u0", "u1"), docs, (column[0], column[2]), strict=True):
+        own.write(url, doc)
+        given.write(url, JsonDocument(url, json.dumps(doc), np.frombuffer(raw, np.float16)))
+    assert own.result().ids == given.result().ids
+    assert np.array_equal(own.result().matrix, given.result().matrix)

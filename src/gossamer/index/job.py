@@ -11,7 +11,8 @@ Each map projects its table onto :data:`SHUFFLE_SCHEMA` (one
 (:class:`IndexReducer`) keeps only URLs that have segment rows (or, with
 ``-deleteGone``, a crawldb status that calls for a delete) and hands each to
 :class:`~gossamer.index.documents.DocumentBuilder`; the output is one row per
-action (:data:`ACTIONS_SCHEMA`: add with the document as JSON, or delete).
+action (:data:`ACTIONS_SCHEMA`: add with the document as JSON, or delete; with
+``search.semantic`` an added document's page vector, embedded here, as float16 bytes).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -37,6 +39,7 @@ from gossamer.index.documents import (
     DocumentBuilder,
     IndexOptions,
 )
+from gossamer.index.embeddings import embedder
 from gossamer.plugins import settings_key
 from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER, Place, TableVersion, table_present
 
@@ -52,7 +55,7 @@ SHUFFLE_SCHEMA = pa.schema(
 )
 ACTION_ADD, ACTION_DELETE = 1, 2
 ACTIONS_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False), pa.field("action", pa.uint8()),
-                            pa.field("doc", pa.large_string())])
+                            pa.field("doc", pa.large_string()), pa.field("vector", pa.binary())])
 SEGMENT_TABLES = (("crawl_fetch", KIND_FETCH), ("parse_data", KIND_PARSE_DATA), ("parse_text", KIND_PARSE_TEXT))
 
 
@@ -109,13 +112,34 @@ class IndexReducer:
         out_urls: list[str] = []
         out_actions: list[int] = []
         out_docs: list[str | None] = []
-        for url, action, doc in builder.actions(columns, rows.num_rows, ctx):
+        embed: list[tuple[int, str]] = []
+        for url, action, doc, text in builder.actions(columns, rows.num_rows, ctx):
+            if text is not None:
+                embed.append((len(out_urls), text))
             out_urls.append(url)
             out_actions.append(action)
             out_docs.append(doc)
         if out_urls:
             yield pa.RecordBatch.from_arrays([pa.array(out_urls, pa.string()), pa.array(out_actions, pa.uint8()),
-                                              pa.array(out_docs, pa.large_string())], schema=ACTIONS_SCHEMA)
+                                              pa.array(out_docs, pa.large_string()),
+                                              _vectors(ctx, len(out_urls), embed)], schema=ACTIONS_SCHEMA)
+
+
+def _vectors(ctx: TaskContext, n: int, texts: list[tuple[int, str]]) -> pa.Array:
+    """The ``vector`` column of ``n`` actions: row ``i`` of ``texts`` embedded (float16 bytes), else null.
+
+    Embedding here, in the reduce tasks, spreads it over the engine's workers; each row is
+    embedded on its own (:class:`~gossamer.index.embeddings.Embedder`), so the vectors do not
+    depend on which rows share a batch.
+    """
+    if not texts:
+        return pa.nulls(n, pa.binary())
+    model = embedder(ctx.settings.get_str("search.semantic.model"))
+    matrix = model.embed([text for _, text in texts]).astype(np.float16)
+    out: list[bytes | None] = [None] * n
+    for (i, _), row in zip(texts, matrix, strict=True):
+        out[i] = row.tobytes()
+    return pa.array(out, pa.binary())
 
 
 def _pylist(column: pa.Array) -> list[Any]:
