@@ -6,8 +6,10 @@ store layer maps each to a Parquet schema (or to WARC for :class:`Content`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import overload
 
 
 class ProtocolStatusCode(IntEnum):
@@ -60,6 +62,47 @@ class Inlink:
 
     from_url: str
     anchor: str = ""
+
+
+class InlinkList(Sequence[Inlink]):
+    """A page's inlinks held as two parallel lists (source URLs, anchor texts), read as ``Sequence[Inlink]``.
+
+    Built from columns without an :class:`Inlink` object per link; :attr:`anchors` and
+    :attr:`from_urls` give readers that need only one of them the plain strings.  The two
+    lists must have the same length; neither holds ``None``.
+    """
+
+    __slots__ = ("anchors", "from_urls")
+
+    def __init__(self, from_urls: list[str], anchors: list[str]) -> None:
+        if len(from_urls) != len(anchors):
+            raise ValueError(f"{len(from_urls)} source URLs for {len(anchors)} anchors")
+        self.from_urls = from_urls
+        self.anchors = anchors
+
+    @overload
+    def __getitem__(self, index: int) -> Inlink: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> InlinkList: ...
+
+    def __getitem__(self, index: int | slice) -> Inlink | InlinkList:
+        if isinstance(index, slice):
+            return InlinkList(self.from_urls[index], self.anchors[index])
+        return Inlink(self.from_urls[index], self.anchors[index])
+
+    def __iter__(self) -> Iterator[Inlink]:
+        return map(Inlink, self.from_urls, self.anchors)
+
+    def __len__(self) -> int:
+        return len(self.from_urls)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(slots=True)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -42,6 +42,7 @@ from gossamer.core import (
     CrawlDatum,
     CrawlStatus,
     Inlink,
+    InlinkList,
     ParseData,
     ParseStatusCode,
     ParseText,
@@ -50,6 +51,7 @@ from gossamer.core import (
 )
 from gossamer.engine import TaskContext
 from gossamer.index.analysis import Analysis
+from gossamer.index.embeddings import page_text
 from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
 
 KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT, KIND_NODE = 0, 1, 2, 3, 4, 5
@@ -100,6 +102,13 @@ def _datum(row: Mapping[str, Any]) -> CrawlDatum:
                       metadata=dict(row["metadata"] or ()))
 
 
+def _inlinks(value: Any) -> Sequence[Inlink]:
+    """A linkdb row's inlinks: an :class:`InlinkList` as the index job reads them, else a list of dicts."""
+    if value is None or isinstance(value, InlinkList):
+        return value or ()
+    return [Inlink(link["from_url"] or "", link["anchor"] or "") for link in value]
+
+
 def indexed_parse(title: str, content_metadata: Iterable[tuple[str, str]] | Mapping[str, str],
                   parse_metadata: Iterable[tuple[str, str]] | Mapping[str, str], text: str) -> ParseResult:
     """A successful parse as the index job reads it back from parse_data and parse_text (no outlinks)."""
@@ -118,14 +127,16 @@ class JsonDocument(Mapping[str, Any]):
     """A document read back as JSON text: ``id`` is known at once, the rest is decoded on first use.
 
     Writers that store JSON (the built-in tantivy writer) read :attr:`json` and
-    never pay for decoding; any other writer sees an ordinary mapping.
+    never pay for decoding; any other writer sees an ordinary mapping.  :attr:`vector`
+    is the page vector the index job embedded (``search.semantic``), else ``None``.
     """
 
-    __slots__ = ("_fields", "json", "url")
+    __slots__ = ("_fields", "json", "url", "vector")
 
-    def __init__(self, url: str, text: str) -> None:
+    def __init__(self, url: str, text: str, vector: Any = None) -> None:
         self.url = url
         self.json = text
+        self.vector = vector
         self._fields: dict[str, Any] | None = None
 
     def _decoded(self) -> dict[str, Any]:
@@ -167,12 +178,16 @@ class DocumentBuilder:
         self.missing_node_score = settings.get_float("link.score.updater.clear.score")
         self.delete_skipped = settings.get_bool("indexer.delete.skipped.by.indexingfilter")
         self.analysis = Analysis(settings)
+        self.embed_chars = settings.get_int("search.semantic.page.chars") \
+            if settings.get_bool("search.semantic") else None
 
     def actions(self, columns: dict[str, list[Any]], n: int,
-                ctx: TaskContext) -> Iterator[tuple[str, int, str | None]]:
-        """``(url, action, document JSON or None)`` for each URL of ``n`` rows.
+                ctx: TaskContext) -> Iterator[tuple[str, int, str | None, str | None]]:
+        """``(url, action, document JSON or None, embedding text or None)`` for each URL of ``n`` rows.
 
-        The rows come as column lists, sorted by URL, timestamps as epoch milliseconds.
+        The rows come as column lists, sorted by URL, timestamps as epoch milliseconds.  The
+        embedding text (:func:`~gossamer.index.embeddings.page_text`) is given for an added
+        document when ``search.semantic`` is on.
         """
         urls = columns["url"]
         start = 0
@@ -189,10 +204,10 @@ class DocumentBuilder:
                     yield result
                 start = i
 
-    def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, str | None] | None:
+    def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, str | None, str | None] | None:
         url = rows[0]["url"]
         db: CrawlDatum | None = None
-        inlinks: list[Inlink] = []
+        inlinks: Sequence[Inlink] = ()
         segments: dict[str, _Segment] = {}
         latest: str | None = None
         node_score: float | None = None
@@ -203,7 +218,7 @@ class DocumentBuilder:
             elif kind == KIND_DB:
                 db = _datum(row)
             elif kind == KIND_LINKS:
-                inlinks = [Inlink(link["from_url"] or "", link["anchor"] or "") for link in row["inlinks"] or ()]
+                inlinks = _inlinks(row["inlinks"])
             else:
                 seg = segments.setdefault(row["segment"], _Segment())
                 if kind == KIND_FETCH and row["status"] in _FETCH_STATUSES:
@@ -213,7 +228,7 @@ class DocumentBuilder:
                     seg.data = row
                 elif kind == KIND_PARSE_TEXT:
                     seg.text = row["text"]
-        delete = (url, DELETE, None) if self.options.delete_gone else None
+        delete = (url, DELETE, None, None) if self.options.delete_gone else None
         if db is not None and db.status in _DELETE_DB:
             ctx.count(f"skipped_{CrawlStatus(db.status).status_name}")
             return delete
@@ -238,9 +253,10 @@ class DocumentBuilder:
         url, action, doc, reason = self.document(page, ctx.report, node_score)
         if reason:
             ctx.count(reason)
-        if action == SKIP:
-            return None
-        return url, action, None if doc is None else json.dumps(doc, default=json_value, ensure_ascii=False)
+        if action == SKIP or doc is None:
+            return None if action == SKIP else (url, action, None, None)
+        embed = page_text(doc, self.embed_chars) if self.embed_chars is not None else None
+        return url, action, json.dumps(doc, default=json_value, ensure_ascii=False), embed
 
     def document(self, page: IndexInput, report: Callable[[str], None],
                  node_score: float | None = None) -> tuple[str, int, dict[str, Any] | None, str]:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -155,10 +156,10 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
             """Hand parts ``fed`` … ``upto - 1`` (complete) to the writers."""
             nonlocal fed
             for part in range(fed, upto):
-                for url, action, doc in _read_actions(staging, part):
+                for url, action, doc, vector in _read_actions(staging, part):
                     for writer in writers:
                         if action == ACTION_ADD:
-                            writer.write(JsonDocument(url, doc))
+                            writer.write(JsonDocument(url, doc, vector))
                         else:
                             writer.delete(url)
             fed = max(fed, upto)
@@ -187,15 +188,18 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
     return report
 
 
-def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str]]:
-    """The actions of one part of the job's output (none when the part is missing)."""
+def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str, np.ndarray | None]]:
+    """The actions of one part of the job's output (none when the part is missing), page vectors as float16."""
     path = as_place(directory) / part_name(part)
     if not path.is_file():
         return
     with pq.ParquetFile(path.open_input()) as parts:
         for batch in parts.iter_batches(batch_size=256):
+            vectors = [None if v is None else np.frombuffer(v, np.float16)
+                       for v in batch.column("vector").to_pylist()] \
+                if batch.column("vector").null_count < batch.num_rows else [None] * batch.num_rows
             yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
-                           batch.column("doc").to_pylist(), strict=True)
+                           batch.column("doc").to_pylist(), vectors, strict=True)
 
 
 def clean(index_dir: Place | str, crawldb: Place, settings: Settings) -> IndexReport:

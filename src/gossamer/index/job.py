@@ -11,7 +11,8 @@ Each map projects its table onto :data:`SHUFFLE_SCHEMA` (one
 (:class:`IndexReducer`) keeps only URLs that have segment rows (or, with
 ``-deleteGone``, a crawldb status that calls for a delete) and hands each to
 :class:`~gossamer.index.documents.DocumentBuilder`; the output is one row per
-action (:data:`ACTIONS_SCHEMA`: add with the document as JSON, or delete).
+action (:data:`ACTIONS_SCHEMA`: add with the document as JSON, or delete; with
+``search.semantic`` an added document's page vector, embedded here, as float16 bytes).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gossamer.core import InlinkList
 from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.index.documents import (
     DELETE_DB_STATUSES,
@@ -36,21 +39,23 @@ from gossamer.index.documents import (
     DocumentBuilder,
     IndexOptions,
 )
+from gossamer.index.embeddings import embedder
 from gossamer.plugins import settings_key
 from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER, Place, TableVersion, table_present
 
 METADATA = pa.map_(pa.string(), pa.string())
 INLINK_TYPE = pa.struct([pa.field("from_url", pa.string()), pa.field("anchor", pa.string())])
+INLINKS_TYPE = pa.list_(INLINK_TYPE)
 SHUFFLE_SCHEMA = pa.schema(
     [pa.field("url", pa.string(), nullable=False), pa.field("kind", pa.uint8()), pa.field("segment", pa.string())]
     + [pa.field(f.name, f.type) for f in CRAWLDB_SCHEMA if f.name not in ("url", "host")]
     + [pa.field("parse_status", pa.uint8()), pa.field("title", pa.string()),
        pa.field("content_metadata", METADATA), pa.field("parse_metadata", METADATA),
-       pa.field("text", pa.large_string()), pa.field("inlinks", pa.list_(INLINK_TYPE))]
+       pa.field("text", pa.large_string()), pa.field("inlinks", INLINKS_TYPE)]
 )
 ACTION_ADD, ACTION_DELETE = 1, 2
 ACTIONS_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False), pa.field("action", pa.uint8()),
-                            pa.field("doc", pa.large_string())])
+                            pa.field("doc", pa.large_string()), pa.field("vector", pa.binary())])
 SEGMENT_TABLES = (("crawl_fetch", KIND_FETCH), ("parse_data", KIND_PARSE_DATA), ("parse_text", KIND_PARSE_TEXT))
 
 
@@ -107,20 +112,59 @@ class IndexReducer:
         out_urls: list[str] = []
         out_actions: list[int] = []
         out_docs: list[str | None] = []
-        for url, action, doc in builder.actions(columns, rows.num_rows, ctx):
+        embed: list[tuple[int, str]] = []
+        for url, action, doc, text in builder.actions(columns, rows.num_rows, ctx):
+            if text is not None:
+                embed.append((len(out_urls), text))
             out_urls.append(url)
             out_actions.append(action)
             out_docs.append(doc)
         if out_urls:
             yield pa.RecordBatch.from_arrays([pa.array(out_urls, pa.string()), pa.array(out_actions, pa.uint8()),
-                                              pa.array(out_docs, pa.large_string())], schema=ACTIONS_SCHEMA)
+                                              pa.array(out_docs, pa.large_string()),
+                                              _vectors(ctx, len(out_urls), embed)], schema=ACTIONS_SCHEMA)
+
+
+def _vectors(ctx: TaskContext, n: int, texts: list[tuple[int, str]]) -> pa.Array:
+    """The ``vector`` column of ``n`` actions: row ``i`` of ``texts`` embedded (float16 bytes), else null.
+
+    Embedding here, in the reduce tasks, spreads it over the engine's workers; each row is
+    embedded on its own (:class:`~gossamer.index.embeddings.Embedder`), so the vectors do not
+    depend on which rows share a batch.
+    """
+    if not texts:
+        return pa.nulls(n, pa.binary())
+    model = embedder(ctx.settings.get_str("search.semantic.model"))
+    matrix = model.embed([text for _, text in texts]).astype(np.float16)
+    out: list[bytes | None] = [None] * n
+    for (i, _), row in zip(texts, matrix, strict=True):
+        out[i] = row.tobytes()
+    return pa.array(out, pa.binary())
 
 
 def _pylist(column: pa.Array) -> list[Any]:
-    """A column as Python values; timestamps as epoch milliseconds (no datetime objects)."""
+    """A column as Python values; timestamps as epoch milliseconds (no datetime objects); inlinks as InlinkList."""
+    if column.type == INLINKS_TYPE:
+        return _inlink_lists(column)
     if pa.types.is_timestamp(column.type):
         column = column.cast(pa.timestamp("ms", tz=column.type.tz)).cast(pa.int64())
     return column.to_pylist()
+
+
+def _inlink_lists(column: pa.Array) -> list[InlinkList | None]:
+    """An ``inlinks`` column as one :class:`InlinkList` per row (``None`` for a null row), null strings as ``""``.
+
+    Read column-wise: no dict and no :class:`~gossamer.core.Inlink` per link.
+    """
+    if column.null_count == len(column):
+        return [None] * len(column)
+    offsets = column.offsets.to_pylist()
+    values = column.values.slice(offsets[0], offsets[-1] - offsets[0])  # this (possibly sliced) array's values
+    from_urls = pc.fill_null(values.field("from_url"), "").to_pylist()
+    anchors = pc.fill_null(values.field("anchor"), "").to_pylist()
+    base = offsets[0]
+    return [None if not valid else InlinkList(from_urls[start - base:end - base], anchors[start - base:end - base])
+            for valid, start, end in zip(column.is_valid().to_pylist(), offsets, offsets[1:], strict=False)]
 
 
 def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segments: list[Path] | list[Place],

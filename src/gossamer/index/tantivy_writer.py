@@ -5,7 +5,9 @@ The index may be a local directory or a URI (``s3://``, ``hdfs://`` …): see
 ``open`` takes the index directory's lock, repairs what a crashed writer left,
 and starts the next version from hard links to the live one (or from empty
 shards, ``index.shards`` of them).  ``write`` replaces a URL's document in its
-shard (delete by ``id`` then add), ``delete`` removes it, ``commit`` commits
+shard (delete by ``id`` then add; in a version started from empty shards the delete
+is skipped for a URL not written before in this run, see :class:`FirstWrites`),
+``delete`` removes it, ``commit`` commits
 every shard and installs the version atomically (see :mod:`gossamer.index.store`).
 ``close`` without ``commit`` drops the staging version; the live index is unchanged.
 With ``search.semantic=true`` each shard also gets its page vectors
@@ -40,6 +42,37 @@ from gossamer.store import TableError
 
 LOG = logging.getLogger(__name__)
 MIN_HEAP_PER_THREAD = 15_000_000
+MAX_TRACKED_URLS = 4_000_000
+"""URLs whose first write skips the delete (about 60 bytes each); later writes always delete first."""
+
+
+class FirstWrites:
+    """Which writes of a run need no delete: the index started empty and the URL was not written before.
+
+    Deleting a term in tantivy costs a term lookup in every segment at commit; a new index
+    holds nothing to delete but what this run wrote.  URLs are remembered by ``hash``
+    (a collision only costs an unneeded delete), at most :data:`MAX_TRACKED_URLS` of
+    them; past that every write deletes first, as with a live index.
+    """
+
+    def __init__(self, empty: bool, limit: int = MAX_TRACKED_URLS) -> None:
+        self.tracking = empty
+        self.limit = limit
+        self.seen: set[int] = set()
+
+    def needs_delete(self, url: str) -> bool:
+        """Whether a write of ``url`` must delete an earlier document of it first (and remember it)."""
+        if not self.tracking:
+            return True
+        key = hash(url)
+        if key in self.seen:
+            return True
+        if len(self.seen) >= self.limit:
+            self.tracking = False
+            self.seen = set()
+            return True
+        self.seen.add(key)
+        return False
 
 
 class TantivyIndexWriter(IndexWriter):
@@ -57,6 +90,7 @@ class TantivyIndexWriter(IndexWriter):
         self.directory: str | None = None
         self._existing: IndexDescription | None = None
         self._vectors: list[ShardVectorWriter] = []
+        self._first = FirstWrites(False)
 
     def open(self, location: str, fields: Sequence[IndexField]) -> None:
         self._fields = tuple(fields)
@@ -75,6 +109,7 @@ class TantivyIndexWriter(IndexWriter):
             if existing is not None and existing.shards != self.shards:
                 self.notes.append(f"the index has {existing.shards} shards; index.shards={self.shards} ignored")
                 self.shards = existing.shards
+            self._first = FirstWrites(live is None)
             self._staging = self._target.new_scratch()
             schema = build_schema(self._fields)
             cores = os.cpu_count() or 1
@@ -98,7 +133,8 @@ class TantivyIndexWriter(IndexWriter):
         url = str(doc["id"])
         shard = shard_of(url, self.shards)
         writer = self._writers[shard]
-        writer.delete_documents_by_term("id", url)
+        if self._first.needs_delete(url):
+            writer.delete_documents_by_term("id", url)
         if self._vectors:
             self._vectors[shard].write(url, doc)
         text = getattr(doc, "json", None)

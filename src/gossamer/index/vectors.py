@@ -96,15 +96,23 @@ class ShardVectorWriter:
         self.chars = chars
         self.live = live if live is not None and live.model == embedder.name else None
         self.rows: dict[str, int] = {url: i for i, url in enumerate(self.live.ids)} if self.live else {}
-        self.pending: dict[str, str] = {}
+        self.pending: dict[str, str | np.ndarray] = {}
         self.new_ids: list[str] = []
         self.new_rows: list[np.ndarray] = []
 
     def write(self, url: str, doc: Mapping[str, Any]) -> None:
-        """Replace ``url``'s vector by the embedding of ``doc`` (embedded with the next batch)."""
+        """Replace ``url``'s vector by the embedding of ``doc`` (embedded with the next batch).
+
+        A document that carries its vector already (``doc.vector``, a ``dim``-long row the
+        index job embedded with this writer's model) is not embedded again.
+        """
         self.rows.pop(url, None)
         self.pending.pop(url, None)
-        self.pending[url] = page_text(doc, self.chars)
+        vector = getattr(doc, "vector", None)
+        if vector is not None and len(vector) != self.embedder.dim:
+            raise ValueError(f"{url}: a page vector of {len(vector)} dimensions for a {self.embedder.dim}-"
+                             "dimensional model")
+        self.pending[url] = page_text(doc, self.chars) if vector is None else vector
         if len(self.pending) >= BATCH:
             self._flush()
 
@@ -124,7 +132,14 @@ class ShardVectorWriter:
         if not self.pending:
             return
         urls = list(self.pending)
-        matrix = self.embedder.embed([self.pending[u] for u in urls]).astype(np.float16)
+        values = list(self.pending.values())
+        matrix = np.zeros((len(urls), self.embedder.dim), np.float16)
+        texts = [i for i, value in enumerate(values) if isinstance(value, str)]
+        if texts:
+            matrix[texts] = self.embedder.embed([values[i] for i in texts]).astype(np.float16)
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                matrix[i] = value
         self.pending = {}
         replaced = set(urls) & set(self.new_ids)
         if replaced:

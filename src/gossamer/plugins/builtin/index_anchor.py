@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gossamer.core import Settings
+from gossamer.core import InlinkList, Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.registry import PluginInfo
 
@@ -24,8 +24,9 @@ class AnchorIndexingFilter(IndexingFilter):
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         anchors: list[str] = []
         seen: set[str] = set()
-        for inlink in page.inlinks:
-            text = inlink.anchor.strip()
+        texts = page.inlinks.anchors if isinstance(page.inlinks, InlinkList) else (i.anchor for i in page.inlinks)
+        for text in texts:
+            text = text.strip()
             if not text:
                 continue
             if self.deduplicate:

@@ -54,6 +54,10 @@ class LanguageIndexingFilter(IndexingFilter):
         self.only_certain = settings.get_bool("lang.identification.only.certain")
         self.allowed = {code.strip().lower() for code in settings.get_list("lang.index.languages")}
 
+    def sample(self, title: str, text: str) -> str:
+        """``title`` and ``text`` joined by a space, without copying more of ``text`` than :meth:`identify` reads."""
+        return f"{title} {text[: self.max_length] if self.max_length > 0 else text}"
+
     def identify(self, text: str) -> str:
         """py3langid's language of ``text`` (``unknown`` for empty or uncertain text)."""
         sample = text[: self.max_length] if self.max_length > 0 else text
@@ -71,7 +75,7 @@ class LanguageIndexingFilter(IndexingFilter):
             if source == "detect":
                 lang = declared_language(data.content_metadata, data.parse_metadata)
             elif source == "identify":
-                lang = self.identify(f"{data.title} {page.parse.text.text or ''}")
+                lang = self.identify(self.sample(data.title, page.parse.text.text or ""))
             if lang and lang != UNKNOWN:
                 break
         lang = lang or UNKNOWN

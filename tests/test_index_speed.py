@@ -1,0 +1,86 @@
+"""The indexing fast paths (issue 22): they must build exactly what the plain paths build."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from gossamer.core import Inlink, InlinkList, Settings
+from gossamer.index.job import INLINKS_TYPE, _inlink_lists
+from gossamer.index.tantivy_writer import FirstWrites
+from gossamer.plugins.builtin.index_anchor import AnchorIndexingFilter
+from gossamer.plugins.builtin.index_language import LanguageIndexingFilter
+
+
+def test_inlink_list_reads_as_a_sequence_of_inlinks() -> None:
+    links = InlinkList(["http://a/", "http://b/"], ["one", ""])
+    assert list(links) == [Inlink("http://a/", "one"), Inlink("http://b/", "")]
+    assert links[1] == Inlink("http://b/", "") and links[-1] == links[1]
+    assert list(links[:1]) == [Inlink("http://a/", "one")] and isinstance(links[:1], InlinkList)
+    assert links == [Inlink("http://a/", "one"), Inlink("http://b/", "")] and len(links) == 2
+    assert links != [Inlink("http://a/", "one")]
+
+
+def test_inlink_lists_match_the_rows_of_a_sliced_column_with_nulls() -> None:
+    rows = [[{"from_url": "http://a/", "anchor": "x"}, {"from_url": None, "anchor": None}], None, [],
+            [{"from_url": "http://c/", "anchor": "z"}]]
+    column = pa.array([[{"from_url": "http://0/", "anchor": "skip"}], *rows], INLINKS_TYPE).slice(1)
+    got = _inlink_lists(column)
+    assert got[1] is None
+    assert [None if g is None else list(g) for g in got] == [
+        None if r is None else [Inlink(d["from_url"] or "", d["anchor"] or "") for d in r] for r in rows]
+    assert _inlink_lists(pa.nulls(3, INLINKS_TYPE)) == [None, None, None]
+
+
+def test_anchor_filter_reads_an_inlink_list_like_a_list_of_inlinks() -> None:
+    class Page:
+        def __init__(self, inlinks: object) -> None:
+            self.inlinks = inlinks
+
+    settings = Settings().with_values([("anchorIndexingFilter.deduplicate", "true")], "test")
+    anchors = [" Home ", "", "home", "Docs"]
+    urls = [f"http://h/{i}" for i in range(len(anchors))]
+    flt = AnchorIndexingFilter(settings)
+    fast = flt.filter({}, Page(InlinkList(urls, anchors)))  # type: ignore[arg-type]
+    plain = flt.filter({}, Page([Inlink(u, a) for u, a in zip(urls, anchors, strict=True)]))  # type: ignore[arg-type]
+    assert fast == plain == {"anchor": ["Home", "Docs"]}
+
+
+def test_first_writes_skip_the_delete_only_for_new_urls_of_a_new_index() -> None:
+    first = FirstWrites(True, limit=2)
+    assert [first.needs_delete(u) for u in ("a", "b", "a")] == [False, False, True]
+    assert first.needs_delete("c") and first.needs_delete("d")  # past the limit: always delete
+    assert first.needs_delete("a")
+    live = FirstWrites(False)
+    assert live.needs_delete("a") and live.needs_delete("a")
+
+
+def test_language_sample_is_what_identify_reads() -> None:
+    flt = LanguageIndexingFilter(Settings().with_values([("lang.analyze.max.length", "8")], "test"))
+    assert flt.sample("Title", "0123456789")[:8] == "Title 0123456789"[:8]
+    assert LanguageIndexingFilter(Settings().with_values([("lang.analyze.max.length", "0")], "test")) \
+        .sample("T", "abc") == "T abc"
+
+
+def test_vectors_embedded_by_the_job_equal_the_writers_own() -> None:
+    import json
+
+    import numpy as np
+
+    from gossamer.engine import TaskContext
+    from gossamer.index.documents import JsonDocument
+    from gossamer.index.embeddings import embedder, page_text
+    from gossamer.index.job import _vectors
+    from gossamer.index.vectors import ShardVectorWriter
+
+    model = embedder()
+    docs = [{"title": "Deep copy", "content": "copy a list without sharing its items"},
+            {"title": "Threads", "opening": "run work in parallel"}]
+    texts = [page_text(doc, 300) for doc in docs]
+    column = _vectors(TaskContext(Settings()), 3, [(0, texts[0]), (2, texts[1])]).to_pylist()
+    assert column[1] is None
+    own, given = ShardVectorWriter(model, 300, None), ShardVectorWriter(model, 300, None)
+    for url, doc, raw in zip(("u0", "u1"), docs, (column[0], column[2]), strict=True):
+        own.write(url, doc)
+        given.write(url, JsonDocument(url, json.dumps(doc), np.frombuffer(raw, np.float16)))
+    assert own.result().ids == given.result().ids
+    assert np.array_equal(own.result().matrix, given.result().matrix)
