@@ -179,7 +179,9 @@ def _description(tree: Any) -> str:
 
 
 class OpeningParseFilter(HtmlParseFilter):
-    """The opening text → parse metadata ``opening``."""
+    """The opening text → parse metadata ``opening`` (reads the DOM and the robots metadata, never the text)."""
+
+    reads_text = False
 
     def __init__(self, settings: Settings) -> None:
         self.max_words = settings.get_int("opening.max.words")
