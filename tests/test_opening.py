@@ -20,8 +20,8 @@ URL = "http://site.test/page.html"
 PROSE = "The kettle boils water quickly and switches itself off when the water is hot."
 
 
-def opening(html: str, max_words: int = 80, min_words: int = 5) -> str:
-    return opening_text(LexborHTMLParser(html), max_words, min_words)
+def opening(html: str, max_words: int = 80, min_words: int = 5, description: str = "") -> str:
+    return opening_text(LexborHTMLParser(html), max_words, min_words, description)
 
 
 def test_main_region_prose_without_navigation_headings_or_code() -> None:
@@ -47,10 +47,9 @@ def test_text_before_and_after_a_nested_block_are_runs_of_their_own() -> None:
 def test_word_limit_and_meta_description_first_unless_repeated() -> None:
     words = " ".join(f"word{i}" for i in range(200))
     assert opening(f"<main><p>{words}</p></main>", max_words=10).split() == [f"word{i}" for i in range(10)]
-    described = f"<head><meta name=Description content='A kettle, described.'></head><main><p>{PROSE}</p></main>"
-    assert opening(described) == f"A kettle, described. {PROSE}"
-    repeated = f"<head><meta name=description content='`The` kettle boils water'></head><main><p>{PROSE}</p></main>"
-    assert opening(repeated) == PROSE
+    assert opening(f"<main><p>{PROSE}</p></main>", description=" A  kettle, described.") == \
+        f"A kettle, described. {PROSE}"
+    assert opening(f"<main><p>{PROSE}</p></main>", description="`The` kettle boils water") == PROSE
 
 
 def test_nothing_for_a_page_without_prose_and_a_huge_page_stays_bounded() -> None:
@@ -72,6 +71,8 @@ def _page(body: str, content_type: str = "text/html") -> dict[str, str]:
 
 def test_parse_filter_is_on_by_default_and_respects_noindex() -> None:
     assert _page(f"<html><body><main><p>{PROSE}</p></main></body></html>")[OPENING_KEY] == PROSE
+    described = f"<html><head><meta name=Description content='A kettle.'></head><body><p>{PROSE}</p></body></html>"
+    assert _page(described)[OPENING_KEY] == f"A kettle. {PROSE}"  # the meta description parse-html read
     noindex = f"<html><head><meta name=robots content=noindex></head><body><p>{PROSE}</p></body></html>"
     assert OPENING_KEY not in _page(noindex)
 

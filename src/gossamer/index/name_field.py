@@ -53,7 +53,8 @@ def name_candidates(title: str, url: str) -> list[str]:
         path = unquote(urlsplit(url).path)
     except ValueError:
         path = ""
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path.rsplit("/", 1)[-1]
+    file_name = path.rsplit("/", 1)[-1]
+    stem = file_name.rsplit(".", 1)[0] if "." in file_name else file_name
     if stem and stem.lower() not in GENERIC_STEMS:
         names += [stem, stem.rsplit(".", 1)[-1]]
     return list(dict.fromkeys(n for n in names if n))

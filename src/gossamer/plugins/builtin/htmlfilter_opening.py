@@ -35,6 +35,7 @@ from typing import Any
 from gossamer.core import Content, Settings, robots_words
 from gossamer.plugins.api import HtmlParseFilter, IndexField, IndexingFilter, IndexInput, ParseResult
 from gossamer.plugins.builtin.index_more import mime_type
+from gossamer.plugins.builtin.parse_html import HtmlParser
 from gossamer.plugins.registry import PluginInfo
 
 OPENING_KEY = "opening"
@@ -54,7 +55,9 @@ names page furniture (``leftnav``, ``navheader``, ``sphinxsidebar``, ``toctree``
 BOILERPLATE_WORDS = frozenset({"related", "skip", "search", "searchbox", "share", "social", "cookie", "cookies"})
 _NAME_SPLIT = re.compile(r"[\s_-]+")
 BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu"})
-HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
+_NON_WORD = re.compile(r"[^\w]+")
+_LETTER_WORD = re.compile(r"(?<!\S)[^\W\d_]")
+"""The start of a word that begins with a letter (prose words; ``1.0.0``, ``[−]``, ``·`` are not)."""
 MAX_NODES = 2_000
 """Block elements visited at most per page: prose that has not begun by then is not an opening
 (index and list pages); it also bounds the work on huge or hostile pages."""
@@ -145,8 +148,12 @@ class _Collector:
                     run.append(child.text(separator=" "))
 
 
-def opening_text(tree: Any, max_words: int, min_block_words: int) -> str:
-    """The page's opening text: at most ``max_words`` words of its first prose runs ("" if none)."""
+def opening_text(tree: Any, max_words: int, min_block_words: int, description: str = "") -> str:
+    """The page's opening text: at most ``max_words`` words of its first prose runs ("" if none).
+
+    ``description`` (the page's meta description, as parse-html read it) comes first unless the
+    prose already says it.
+    """
     region = main_region(tree)
     if region is None or max_words <= 0:
         return ""
@@ -156,7 +163,7 @@ def opening_text(tree: Any, max_words: int, min_block_words: int) -> str:
     if not collector.words and body is not None and region.mem_id != body.mem_id:
         collector.walk(body)  # the main region held no prose: the whole body
     text = " ".join(collector.words)
-    description = _description(tree)
+    description = " ".join(description.split())
     if description and _plain(description) not in _plain(text):
         text = " ".join([*description.split()[:max_words], text]).strip()
     return text
@@ -167,15 +174,6 @@ def _plain(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 
-_NON_WORD = re.compile(r"[^\w]+")
-_LETTER_WORD = re.compile(r"(?<!\S)[^\W\d_]")
-"""The start of a word that begins with a letter (prose words; ``1.0.0``, ``[−]``, ``·`` are not)."""
-
-
-def _description(tree: Any) -> str:
-    head = tree.head
-    node = head.css_first('meta[name="description" i]') if head is not None else None
-    return " ".join((node.attributes.get("content") or "").split()) if node is not None else ""
 
 
 class OpeningParseFilter(HtmlParseFilter):
@@ -192,7 +190,7 @@ class OpeningParseFilter(HtmlParseFilter):
         words = robots_words(meta.get("robots", ""))
         if "noindex" in words or "none" in words:  # nothing of the page is kept
             return result
-        text = opening_text(tree, self.max_words, self.min_block_words)
+        text = opening_text(tree, self.max_words, self.min_block_words, meta.get("description", ""))
         if text:
             result.data.parse_metadata[OPENING_KEY] = text
         return result
@@ -218,7 +216,7 @@ class OpeningIndexingFilter(IndexingFilter):
 
 def _is_html(page: IndexInput) -> bool:
     """Whether the page is HTML (its content type, as ``index-more`` reads it, is an HTML one)."""
-    return mime_type(page.parse.data.content_metadata) in HTML_TYPES
+    return mime_type(page.parse.data.content_metadata) in HtmlParser.content_types
 
 
 PARSE_PLUGIN = PluginInfo(
