@@ -13,8 +13,7 @@ from gossamer.core.settings import Settings
 from gossamer.crawl.parse import PageParser
 from gossamer.plugins import IndexInput, ParseResult
 from gossamer.plugins.builtin.htmlfilter_opening import OPENING_KEY, OpeningIndexingFilter, opening_text
-from tests.conftest import write_lines
-from tests.fetch_server import ThreadedSite
+from tests.web_fixtures import crawl_site
 
 URL = "http://site.test/page.html"
 PROSE = "The kettle boils water quickly and switches itself off when the water is hot."
@@ -100,17 +99,11 @@ def test_search_prefers_the_page_whose_opening_has_the_words(cli, tmp_path: Path
             f"from kettles with vinegar or citric acid.</p><p>{PROSE}</p></main></body></html>").encode()
     other = (f"<html><head><title>Buying</title></head><body>{SITE_NAV}<main><p>Buying a kettle is about "
              f"capacity and power and price.</p><p>{PROSE}</p></main></body></html>").encode()
-    crawl_dir = tmp_path / "crawl"
     html = {"Content-Type": "text/html; charset=utf-8"}
-    with ThreadedSite() as site:
-        site.route("/robots.txt", body=b"User-agent: *\nDisallow:\n", headers={"Content-Type": "text/plain"})
-        site.route("/care.html", body=lead, headers=html)
-        site.route("/buying.html", body=other, headers=html)
-        seeds = write_lines(tmp_path / "seeds.txt", [site.url("/buying.html"), site.url("/care.html")])
-        result = cli("crawl", seeds, "-d", crawl_dir, "-r", "1", "--index", "-D", "http.agent.name=test",
-                     "-D", "fetcher.server.delay=0.01")
-        assert result.code == 0, result.err
-        care = site.url("/care.html")
+    home = b"<html><body><a href='/buying.html'>buy</a> <a href='/care.html'>care</a></body></html>"
+    crawl_dir = tmp_path / "crawl"
+    base = crawl_site(crawl_dir, {"/": (home, html), "/care.html": (lead, html), "/buying.html": (other, html)})
+    care = f"{base}/care.html"
     answer = cli("search", "-d", crawl_dir, "descaling limescale", "--json", "--explain")
     assert answer.code == 0, answer.err
     hits = json.loads(answer.out)["hits"]
