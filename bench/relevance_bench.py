@@ -254,25 +254,29 @@ STATIC_RANKS: dict[str, dict[str, Any]] = {
 the graph built with Nutch's defaults (links inside a host or domain ignored); LinkRank with them kept (but
 one counted inlink per source domain, Nutch's ``link.ignore.limit.domain``); LinkRank with every link counted."""
 
-SEMANTIC: dict[str, dict[str, Any]] = {
+RANKING_OPTIONS: dict[str, dict[str, Any]] = {
     "semantic": {"search.semantic": True},
     "soft": {"query.soft": True},
     "stemmed": {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5},
+    "opening_repeats": {"opening.distinct.words": False},
 }
 """Ranking options that are off by default, each as ``anchors`` plus the option: ``soft`` matching and
 ``stemmed`` shadow fields (issue 20 points 2–3); ``semantic``: hybrid semantic ranking (point 4): page
 vectors in the index and the nearest pages fused with the text ranking (the fusion settings' defaults;
 ``bench.semantic_tune`` chooses them on one half of the queries). Its ``index`` step measures indexing
-with embeddings; ``index_bytes_per_page`` the size."""
+with embeddings; ``index_bytes_per_page`` the size.  ``opening_repeats``: the opening field as written
+(a repeated word counts again) instead of each word once."""
 
 
 QUERY_VARIANTS: dict[str, dict[str, Any]] = {
     "no_opening": {"query.opening.boost": 0.0},
     "no_names": {"query.name.boost": 1.0},
     "no_opening_no_names": {"query.opening.boost": 0.0, "query.name.boost": 1.0},
+    "no_description_match": {"query.opening.all.boost": 1.0},
 }
 """Query-time variants, run on the ``anchors`` index with ``-D``: the opening field not scored (it still
-matches), no name matching, neither (issue 20: what each part of the ranking brings)."""
+matches; no description match either), no name matching, neither, and no description match (a page whose
+opening holds every query word not multiplied; issue 20: what each part of the ranking brings)."""
 
 
 def _bytes_per_page(index: Path) -> float | None:
@@ -325,21 +329,22 @@ def run(opts: BenchOptions) -> dict[str, Any]:
                   "no_anchors": work_crawl(cache, work / "crawl-no-anchors",
                                            {**ANCHOR_SETTINGS, "plugin.excludes": "index-anchor"})}
         crawls.update({variant: work_crawl(cache, work / f"crawl-{variant}", {**ANCHOR_SETTINGS, **extra})
-                       for variant, extra in {**STATIC_RANKS, **SEMANTIC}.items()})
+                       for variant, extra in {**STATIC_RANKS, **RANKING_OPTIONS}.items()})
         crawls["nutch_links"] = work_crawl(cache, work / "crawl-nutch-links", NUTCH_LINKS)
         built = {"anchors": index_steps(setup, crawls["anchors"], prefix="anchors_", extra_defines=ANCHOR_SETTINGS),
                  "nutch_links": index_steps(setup, crawls["nutch_links"], prefix="nutch_links_",
                                             extra_defines=NUTCH_LINKS)}
         graphs: dict[str, Any] = {}
         result["graphs"] = graphs
-        for variant in ("no_anchors", *STATIC_RANKS, *SEMANTIC):
+        for variant in ("no_anchors", *STATIC_RANKS, *RANKING_OPTIONS):
             if "linkrank" in variant and not link_analysis(setup, crawls[variant], variant, graphs):
                 built[variant] = {"ok": False}
                 continue
             built[variant] = index_steps(setup, crawls[variant], prefix=f"{variant}_",
                                          linkdb=crawls["anchors"] / "linkdb")
         result["indexes"] = {k: v.get("index") for k, v in built.items()}
-        result["index_bytes_per_page"] = {k: _bytes_per_page(crawls[k] / "index") for k in ("anchors", *SEMANTIC)}
+        result["index_bytes_per_page"] = {k: _bytes_per_page(crawls[k] / "index")
+                                          for k in ("anchors", *RANKING_OPTIONS)}
         result["linkdb"] = built["anchors"].get("linkdb")
         if not all(b["ok"] for b in built.values()):
             return {**result, **empty, "setup": setup.steps, "checks": setup.checks}

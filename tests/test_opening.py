@@ -12,7 +12,7 @@ from gossamer.core.records import Content, ParseData, ParseStatusCode, ParseText
 from gossamer.core.settings import Settings
 from gossamer.crawl.parse import PageParser
 from gossamer.plugins import IndexInput, ParseResult
-from gossamer.plugins.builtin.htmlfilter_opening import OPENING_KEY, OpeningIndexingFilter, opening_text
+from gossamer.plugins.builtin.htmlfilter_opening import OPENING_KEY, OpeningIndexingFilter, distinct_words, opening_text
 from tests.web_fixtures import crawl_site
 
 URL = "http://site.test/page.html"
@@ -88,6 +88,13 @@ def test_index_filter_takes_the_key_or_the_start_of_a_document_that_is_not_html(
     assert _index({OPENING_KEY: "kept as it is"}, "ignored", "text/html") == {"opening": "kept as it is"}
     assert _index({}, "nav nav nav prose", "text/html") == {}  # HTML without prose: no opening
     assert _index({}, "A report on kettles and tea", "application/pdf") == {"opening": "A report on"}
+    assert _index({OPENING_KEY: "Tea, tea and TEA: the tea book"}, "", "text/html") == {"opening": "Tea, and the book"}
+
+
+def test_distinct_words_keep_the_first_occurrence() -> None:
+    assert distinct_words("Class A: the item. Class B: the item!  «Item»") == "Class A: the item. B:"
+    assert distinct_words("") == "" and distinct_words("... ...") == "..."
+    assert distinct_words("os.path.join os.path OS.PATH.JOIN") == "os.path.join os.path"
 
 
 SITE_NAV = "<nav><p>Guides: descaling limescale kettles, brewing, cleaning, buying advice</p></nav>"

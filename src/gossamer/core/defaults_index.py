@@ -129,6 +129,9 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              nutch=False),
     Property("query.opening.boost", 6.0, "float",
              "Boost of matches in the opening field (the page's opening text, index-opening)", nutch=False),
+    Property("query.opening.all.boost", 2.0, "float",
+             "Score multiplier of a page whose opening holds every word of a query of two or more bare words "
+             "(description match); 1 = off", nutch=False),
     Property("query.stem.boost", 0.0, "float",
              "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "
              "stemmed matching at query time", nutch=False),

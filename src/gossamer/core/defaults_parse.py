@@ -84,6 +84,9 @@ PARSE_PROPERTIES: tuple[Property, ...] = (
     Property("opening.max.words", 80, "int",
              "parse-opening / index-opening: words of the page's opening text kept (its first prose blocks)",
              nutch=False),
+    Property("opening.distinct.words", True, "bool",
+             "index-opening: the opening field holds each word once (its first occurrence): a list repeating a "
+             "word describes its subject no better, and BM25 would rank it higher", nutch=False),
     Property("opening.min.block.words", 5, "int",
              "parse-opening: a text block of fewer words is a label, not prose, and is skipped", nutch=False),
     Property("creativecommons.exclude.unlicensed", False, "bool",

@@ -135,7 +135,9 @@ class BuiltQuery:
     with; ``leaves`` are their (field, term); ``highlight`` the terms to highlight.
     ``soft`` is the second tier (pages matching some but not all soft clauses;
     ``None`` when there is none) and ``groups`` the leaves of each soft clause
-    (empty unless ``soft`` is set).
+    (empty unless ``soft`` is set).  ``words``: the leaves of each bare one-word
+    term on the default field (``query.soft`` or not; what description matching,
+    :mod:`gossamer.search.opening_match`, looks for).
     """
 
     query: tantivy.Query
@@ -144,6 +146,7 @@ class BuiltQuery:
     highlight: tuple[str, ...]
     soft: tantivy.Query | None = None
     groups: tuple[tuple[LeafKey, ...], ...] = ()
+    words: tuple[tuple[LeafKey, ...], ...] = ()
 
 
 class QueryBuilder:
@@ -177,6 +180,7 @@ class QueryBuilder:
         fixed: list[tuple[tantivy.Occur, tantivy.Query]] = []
         soft: list[tantivy.Query] = []
         groups: list[tuple[LeafKey, ...]] = []
+        words: list[tuple[LeafKey, ...]] = []
         for clause in query.clauses:
             plugin = self.by_field.get(clause.field or "")
             if plugin is None:
@@ -185,6 +189,8 @@ class QueryBuilder:
             translated = plugin.translate(clause, ctx)
             if translated is None:
                 continue
+            if _is_soft(clause):
+                words.append(tuple(ctx.leaves[start:]))
             if self.soft and _is_soft(clause):
                 soft.append(translated)
                 groups.append(tuple(ctx.leaves[start:]))
@@ -200,7 +206,7 @@ class QueryBuilder:
                                                   (Occur.MustNot, tantivy.Query.boolean_query(all_of))])
         return BuiltQuery(tantivy.Query.boolean_query(fixed + all_of), ctx.scoring_query(), tuple(ctx.leaves),
                           tuple(analyze(" ".join(query.positive_terms()))), second,
-                          tuple(groups) if second is not None else ())
+                          tuple(groups) if second is not None else (), tuple(words))
 
 
 def _is_soft(clause: Clause) -> bool:

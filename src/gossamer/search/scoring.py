@@ -225,11 +225,12 @@ def idf_scale(local: Stats, global_: Stats) -> Callable[[str, str], float]:
 
 
 def explain(leaves: Sequence[Leaf], stats: Stats, boost: float,
-            coord: tuple[float, list[bool]] = (1.0, []), name: float = 1.0) -> dict[str, Any]:
-    """The score of one hit, taken apart: leaves (BM25 inputs and value), static, coordination and name factors.
+            coord: tuple[float, list[bool]] = (1.0, []), name: float = 1.0, opening: float = 1.0) -> dict[str, Any]:
+    """The score of one hit, taken apart: leaves (BM25 inputs, value), static, coordination, name, opening factors.
 
     ``coord`` is :func:`coordination`'s answer: the factor and the soft clauses matched; ``name``
-    the name-match factor (:mod:`gossamer.search.name_match`).
+    the name-match factor (:mod:`gossamer.search.name_match`), ``opening`` the description-match
+    factor (:mod:`gossamer.search.opening_match`).
     """
     parts = []
     for leaf in leaves:
@@ -238,8 +239,8 @@ def explain(leaves: Sequence[Leaf], stats: Stats, boost: float,
                       "length": leaf.length, "avg_length": stats.avgdl(leaf.field), "docs": stats.docs,
                       "doc_freq": stats.df.get(key, 0), "idf": stats.idf(key), "value": leaf_score(leaf, stats)})
     text = sum(p["value"] for p in parts) if parts else 1.0
-    return {"score": text * static_factor(boost) * coord[0] * name, "text_score": text, "boost": boost,
+    return {"score": text * static_factor(boost) * coord[0] * name * opening, "text_score": text, "boost": boost,
             "static_factor": static_factor(boost), "coordination": coord[0], "soft_matched": coord[1],
-            "name_factor": name, "leaves": parts,
+            "name_factor": name, "opening_factor": opening, "leaves": parts,
             "formula": "sum(boost × (k1+1) × idf × freq / (freq + k1 × (1 - b + b × length / avg_length)))"
-                       f" × log2(2 + boost) × coordination × name; k1={K1}, b={B}"}
+                       f" × log2(2 + boost) × coordination × name × opening; k1={K1}, b={B}"}

@@ -17,6 +17,7 @@ import tantivy
 
 from gossamer.index import BALLAST_ID, EngineStats
 from gossamer.search.backend import Candidate, group_by_site
+from gossamer.search.opening_match import OpeningRule
 from gossamer.search.query_build import BuiltQuery
 from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, max_partial_coordination
 
@@ -51,15 +52,18 @@ class Tier:
     """One tier of a shard's search: the engine query, its bound, whether it is the soft tier, and its factor.
 
     tantivy orders the tier's candidates by their scaled local score; a candidate's exact
-    score is at most ``bound`` × that (``bound`` includes ``factor`` and, for the soft tier,
-    the largest partial coordination factor).  ``factor`` multiplies every exact score of the
-    tier (a name match, :mod:`gossamer.search.name_match`).
+    score is at most ``bound`` × that (``bound`` includes ``factor``, the description-match
+    factor where a page of the tier can have it and, for the soft tier, the largest partial
+    coordination factor).  ``factor`` multiplies every exact score of the tier (a name match,
+    :mod:`gossamer.search.name_match`); ``counted``: whether the tier's hits are counted in the
+    total (the all-words and soft tiers; the name and description tiers are subsets of the first).
     """
 
     query: tantivy.Query
     bound: float
     soft: bool = False
     factor: float = 1.0
+    counted: bool = True
 
 
 def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
@@ -69,12 +73,17 @@ def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list
 
 
 class TierScorer:
-    """A hit's exact score for one query: global BM25 × static rank × (second tier) coordination."""
+    """A hit's exact score for one query.
 
-    def __init__(self, built: BuiltQuery, stats: Stats, power: float) -> None:
+    Global BM25 × static rank × (second tier) coordination × the
+    tier's name factor × the description-match factor (:mod:`gossamer.search.opening_match`).
+    """
+
+    def __init__(self, built: BuiltQuery, stats: Stats, power: float, opening: OpeningRule | None = None) -> None:
         self.built = built
         self.stats = stats
         self.power = power
+        self.opening = opening if opening is not None else OpeningRule(1.0)
         self.partial_bound = max_partial_coordination(built.groups, stats, power)
 
     def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, tier: Tier,
@@ -83,7 +92,8 @@ class TierScorer:
         scoring = self.built.scoring
         leaves = leaves_of(scoring.explain(searcher, address).to_json(), field_names) if scoring is not None else []
         coord = coordination(leaves, self.built.groups, self.stats, self.power)[0] if tier.soft else 1.0
-        return exact_score(leaves, self.stats, boost, coord) * tier.factor
+        factor = tier.factor * self.opening.opening_factor(leaves, self.built.words)
+        return exact_score(leaves, self.stats, boost, coord) * factor
 
 
 def search_shard(shard: Shard, tiers: Sequence[Tier], scorer: TierScorer,
@@ -103,7 +113,7 @@ def search_shard(shard: Shard, tiers: Sequence[Tier], scorer: TierScorer,
     total = 0
     for tier in tiers:
         counted = _search_tier(shard, tier, scorer, want, per_site, by_site, seen, schema, field_names)
-        total += counted if tier.factor == 1.0 else 0  # name tiers' pages are counted by the all-words tier
+        total += counted if tier.counted else 0
     return _best(by_site, per_site, want), total
 
 

@@ -44,6 +44,7 @@ from gossamer.index import (
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
 from gossamer.search.name_match import NAME_FIELD, name_factor, name_match, with_name
+from gossamer.search.opening_match import OpeningRule, covering
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import (
@@ -209,16 +210,23 @@ class ShardSet:
         parsed = self._parse(text)
         built = self.builder.build(parsed)
         page = SearchPage(generation=self.generation)
-        scorer = TierScorer(built, stats, self.settings.get_float("query.coord.power"))
+        opening = OpeningRule.from_settings(self.settings)
+        scorer = TierScorer(built, stats, self.settings.get_float("query.coord.power"), opening)
         named = name_match(parsed, text, self.settings, self.builder.field_names)
+        covers = opening.applies(built.words)
         plans = {}
         for shard in self.shards:
             local = self._shard_stats(shard, built, engine=True)
             scaled = self.builder.build(parsed, idf_scale(local, stats))
             bound = ratio_bound(local, stats, built.leaves)
-            tiers = [Tier(with_name(self.schema, scaled.query, key), bound * factor, factor=factor)
+            also = opening.factor if covers else 1.0  # any page of a tier may cover the query too
+            tiers = [Tier(with_name(self.schema, scaled.query, key), bound * factor * also, factor=factor,
+                          counted=False)
                      for key, factor in (named.keys() if named is not None else ())
                      if shard.searcher.doc_freq(NAME_FIELD, key) > 0]  # most queries name no page
+            described = covering(self.schema, scaled.query, built.words, self.field_names) if covers else None
+            if described is not None:
+                tiers.append(Tier(described, bound * opening.factor, counted=False))
             tiers.append(Tier(scaled.query, bound))
             if scaled.soft is not None:
                 tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
@@ -291,7 +299,9 @@ class ShardSet:
             named = name_match(self._parse(text), text, self.settings, self.builder.field_names) \
                 if matched and self.builder is not None else None
             factor = name_factor(shard.searcher, self.schema, named, by_id)
-            result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power), factor)
+            opening = OpeningRule.from_settings(self.settings)
+            result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power), factor,
+                             opening.opening_factor(leaves, built.words))
             result["matches"] = bool(matched)
             vector = query_vector(self._parse(text), self.semantic.model) if self.semantic is not None else None
             if vector is not None and self.semantic is not None:

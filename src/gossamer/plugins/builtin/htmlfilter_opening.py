@@ -23,7 +23,10 @@ word scores there with ``query.opening.boost``.
 
 A page with no such text has no key.  ``index-opening`` (IndexingFilter) puts the key into the
 ``opening`` text field; for a page no HTML parser read (PDF, office documents, feeds, plain text)
-the first ``opening.max.words`` words of its text are its opening.
+the first ``opening.max.words`` words of its text are its opening.  With ``opening.distinct.words``
+(on) the field holds each word once, at its first occurrence (:func:`distinct_words`): a summary
+page whose opening lists "the requested operation …" for ten items is no better a description of
+those words than a page that says it once, and BM25's term frequency would rank it higher.
 """
 
 from __future__ import annotations
@@ -196,6 +199,24 @@ class OpeningParseFilter(HtmlParseFilter):
         return result
 
 
+def distinct_words(text: str) -> str:
+    """``text``'s white-space separated words, each at its first occurrence only, joined by single spaces.
+
+    Words are compared case-folded and without surrounding punctuation.
+    """
+    seen: set[str] = set()
+    kept = []
+    for word in text.split():
+        key = word.strip(_EDGE_PUNCTUATION).casefold() or word
+        if key not in seen:
+            seen.add(key)
+            kept.append(word)
+    return " ".join(kept)
+
+
+_EDGE_PUNCTUATION = ".,;:!?\"'()[]{}<>«»“”‘’"
+
+
 class OpeningIndexingFilter(IndexingFilter):
     """``opening``: the parse's opening text (the start of the text for pages that are not HTML)."""
 
@@ -203,6 +224,7 @@ class OpeningIndexingFilter(IndexingFilter):
 
     def __init__(self, settings: Settings) -> None:
         self.max_words = settings.get_int("opening.max.words")
+        self.distinct = settings.get_bool("opening.distinct.words")
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         meta = page.parse.data.parse_metadata
@@ -210,7 +232,7 @@ class OpeningIndexingFilter(IndexingFilter):
         if text is None and not _is_html(page):
             text = " ".join((page.parse.text.text or "").split()[: self.max_words])
         if text:
-            doc["opening"] = text
+            doc["opening"] = distinct_words(text) if self.distinct else text
         return doc
 
 
