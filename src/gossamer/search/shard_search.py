@@ -1,9 +1,10 @@
 """One shard's part of a search: candidates in tantivy's order, explained until no later one can enter the top.
 
-:func:`search_shard` runs each tier of a query (the all-words tier, then the soft
-second tier when there is one) over one :class:`Shard`, scoring every candidate
-exactly with :class:`TierScorer` (global BM25 × static rank × the second tier's
-coordination factor) and stopping once tantivy's bound says no later candidate can
+:func:`search_shard` runs each tier of a query (:func:`plan_tiers`: name matches,
+description matches, the all-words tier, then the soft second tier when there is one)
+over one :class:`Shard`, scoring every candidate exactly with :class:`TierScorer`
+(global BM25 × static rank × the second tier's coordination factor × name and
+description factors) and stopping once tantivy's bound says no later candidate can
 beat the current top ``want`` (per site at most ``per_site``).  Used by
 :class:`~gossamer.search.shards.ShardSet`.
 """
@@ -17,7 +18,8 @@ import tantivy
 
 from gossamer.index import BALLAST_ID, EngineStats
 from gossamer.search.backend import Candidate, group_by_site
-from gossamer.search.opening_match import OpeningRule
+from gossamer.search.name_match import NAME_FIELD, NameMatch, with_name
+from gossamer.search.opening_match import OpeningRule, covering
 from gossamer.search.query_build import BuiltQuery
 from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, max_partial_coordination
 
@@ -94,6 +96,30 @@ class TierScorer:
         coord = coordination(leaves, self.built.groups, self.stats, self.power)[0] if tier.soft else 1.0
         factor = tier.factor * self.opening.opening_factor(leaves, self.built.words)
         return exact_score(leaves, self.stats, boost, coord) * factor
+
+
+def plan_tiers(shard: Shard, scaled: BuiltQuery, bound: float, scorer: TierScorer, named: NameMatch | None,
+               schema: tantivy.Schema, field_names: Sequence[str]) -> list[Tier]:
+    """The tiers of one shard's search, in order: name matches, description matches, all words, soft.
+
+    ``scaled`` is the query built for this shard (leaf boosts scaled to global idf), ``bound`` its
+    :func:`~gossamer.search.scoring.ratio_bound`.  A name tier exists only where the shard has a page of
+    that name (most queries name none); a page of a name tier may also match the description, so its
+    bound includes both factors.
+    """
+    opening = scorer.opening
+    covers = opening.applies(scorer.built.words)
+    also = opening.factor if covers else 1.0
+    tiers = [Tier(with_name(schema, scaled.query, key), bound * factor * also, factor=factor, counted=False)
+             for key, factor in (named.keys() if named is not None else ())
+             if shard.searcher.doc_freq(NAME_FIELD, key) > 0]
+    described = covering(schema, scaled.query, scorer.built.words, field_names) if covers else None
+    if described is not None:
+        tiers.append(Tier(described, bound * opening.factor, counted=False))
+    tiers.append(Tier(scaled.query, bound))
+    if scaled.soft is not None:
+        tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
+    return tiers
 
 
 def search_shard(shard: Shard, tiers: Sequence[Tier], scorer: TierScorer,

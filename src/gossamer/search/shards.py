@@ -43,8 +43,8 @@ from gossamer.index import (
 )
 from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_site, refill
 from gossamer.search.details import hit_details
-from gossamer.search.name_match import NAME_FIELD, name_factor, name_match, with_name
-from gossamer.search.opening_match import OpeningRule, covering
+from gossamer.search.name_match import name_factor, name_match
+from gossamer.search.opening_match import OpeningRule
 from gossamer.search.query_build import BuiltQuery, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import (
@@ -56,7 +56,7 @@ from gossamer.search.scoring import (
     ratio_bound,
 )
 from gossamer.search.semantic import SemanticIndex, neighbour_candidates, query_vector
-from gossamer.search.shard_search import Shard, Tier, TierScorer, search_shard
+from gossamer.search.shard_search import Shard, TierScorer, plan_tiers, search_shard
 from gossamer.store import Place, TableError, as_place
 
 LOG = logging.getLogger(__name__)
@@ -213,23 +213,12 @@ class ShardSet:
         opening = OpeningRule.from_settings(self.settings)
         scorer = TierScorer(built, stats, self.settings.get_float("query.coord.power"), opening)
         named = name_match(parsed, text, self.settings, self.builder.field_names)
-        covers = opening.applies(built.words)
         plans = {}
         for shard in self.shards:
             local = self._shard_stats(shard, built, engine=True)
             scaled = self.builder.build(parsed, idf_scale(local, stats))
-            bound = ratio_bound(local, stats, built.leaves)
-            also = opening.factor if covers else 1.0  # any page of a tier may cover the query too
-            tiers = [Tier(with_name(self.schema, scaled.query, key), bound * factor * also, factor=factor,
-                          counted=False)
-                     for key, factor in (named.keys() if named is not None else ())
-                     if shard.searcher.doc_freq(NAME_FIELD, key) > 0]  # most queries name no page
-            described = covering(self.schema, scaled.query, built.words, self.field_names) if covers else None
-            if described is not None:
-                tiers.append(Tier(described, bound * opening.factor, counted=False))
-            tiers.append(Tier(scaled.query, bound))
-            if scaled.soft is not None:
-                tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
+            tiers = plan_tiers(shard, scaled, ratio_bound(local, stats, built.leaves), scorer, named,
+                               self.schema, self.field_names)
             plans[shard.number] = (shard, tiers)
         wants = dict.fromkeys(plans, want)
         lists: dict[int, list[Candidate]] = {}
