@@ -447,3 +447,10 @@ def test_fuzz_small_limits():
     for _ in range(500):
         text = " ".join(rng.choice(["a", "-b", "c-d", '"e f"', "!!"]) for _ in range(rng.randint(0, 8)))
         _check(text, max_length=rng.randint(0, 30), max_clauses=rng.randint(0, 4))
+
+
+def test_plain_tokens():
+    assert parse_query('os.path "deep copy" +list').plain_tokens() == ("os", "path", "deep", "copy", "list")
+    assert parse_query("deep copy +list").plain_tokens(allow_required=False) is None
+    for text in ("copy -deep", "title:copy", "site:a.test copy", "copy date:20200101-20201231"):
+        assert parse_query(text).plain_tokens() is None, text

@@ -164,6 +164,23 @@ class Query:
                 seen.update(dict.fromkeys(clause.tokens))
         return tuple(seen)
 
+    def plain_tokens(self, allow_required: bool = True) -> tuple[str, ...] | None:
+        """The tokens of a *plain* query, in query order; ``None`` for any other query.
+
+        Plain: only ``term`` and ``phrase`` clauses on the default field, none excluded and,
+        unless ``allow_required``, none written with ``+``.  What the semantic part embeds
+        (``+`` allowed) and what name matching compares with page names (no ``+``: a
+        required word is not a name).
+        """
+        tokens: list[str] = []
+        for clause in self.clauses:
+            if clause.kind not in ("term", "phrase") or clause.field or clause.excluded:
+                return None
+            if clause.required and not allow_required:
+                return None
+            tokens.extend(clause.tokens)
+        return tuple(tokens)
+
     @property
     def required(self) -> tuple[Clause, ...]:
         """Clauses written with ``+``."""

@@ -41,10 +41,7 @@ class NameMatch:
 
 def plain_query_text(parsed: Query, text: str) -> str | None:
     """The text of a plain query (see the module docstring) without quotes, else ``None``."""
-    for clause in parsed.clauses:
-        if clause.kind not in ("term", "phrase") or clause.field or clause.required or clause.excluded:
-            return None
-    return text.replace('"', " ")
+    return None if parsed.plain_tokens(allow_required=False) is None else text.replace('"', " ")
 
 
 def name_match(parsed: Query, text: str, settings: Settings, field_names: frozenset[str]) -> NameMatch | None:

@@ -41,11 +41,7 @@ Key = tuple[int, int, int, int]
 
 def query_vector(query: Query, model: Embedder) -> np.ndarray | None:
     """The query's embedding, or ``None`` when the query is not plain or embeds to nothing."""
-    words: list[str] = []
-    for clause in query.clauses:
-        if clause.excluded or clause.kind not in ("term", "phrase") or clause.field is not None:
-            return None
-        words.extend(clause.tokens)
+    words = query.plain_tokens()
     if not words:
         return None
     vector = model.embed([" ".join(words)])[0]
