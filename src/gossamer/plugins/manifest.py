@@ -23,18 +23,26 @@ import json
 import os
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from gossamer.core import Settings
-
-if TYPE_CHECKING:
-    from gossamer.plugins.registry import PluginInfo
 
 ENV_MANIFEST = "GOSSAMER__PLUGINS"
 """Environment variable holding the manifest (``GOSSAMER__`` names are never read as settings)."""
 
 Listing = list[tuple[str, str, str]]
 """``(entry point name, value, distribution)`` of every entry point of the group, sorted."""
+
+
+class PluginSpec(NamedTuple):
+    """What the registry needs to know of a plugin before building it (a PluginInfo's fields)."""
+
+    id: str
+    point: str
+    description: str
+    aliases: tuple[str, ...]
+    source: str
+    factory: EntryPointFactory
 
 
 def listing(entry_points: list[EntryPoint]) -> Listing:
@@ -55,7 +63,7 @@ class EntryPointFactory:
     value: str
     plugin_id: str
 
-    def info(self) -> PluginInfo:
+    def info(self) -> Any:
         """The loaded PluginInfo; ``LookupError`` when the entry point no longer yields it."""
         loaded = EntryPoint(name=self.plugin_id, value=self.value, group=self.group).load()
         for item in loaded if isinstance(loaded, (list, tuple)) else [loaded]:
@@ -68,7 +76,7 @@ class EntryPointFactory:
         return self.info().factory(settings)
 
 
-def publish(seen: Listing, found: list[tuple[PluginInfo, str, str]], errors: list[str]) -> None:
+def publish(seen: Listing, found: list[tuple[Any, str, str]], errors: list[str]) -> None:
     """Put the manifest of a discovery in this process's environment.
 
     ``found``: ``(plugin, distribution, entry point value)`` of every plugin discovered.
@@ -79,14 +87,12 @@ def publish(seen: Listing, found: list[tuple[PluginInfo, str, str]], errors: lis
                                            "errors": errors})
 
 
-def inherited(seen: Listing, group: str) -> tuple[list[tuple[PluginInfo, str]], list[str]] | None:
+def inherited(seen: Listing, group: str) -> tuple[list[PluginSpec], list[str]] | None:
     """The plugins and load errors of the inherited manifest, or ``None`` when there is none or it does not fit.
 
     A manifest this process published itself is not used: the process that discovers keeps
     the loaded plugins' own objects (factories that cannot be pickled included).
     """
-    from gossamer.plugins.registry import PluginInfo
-
     text = os.environ.get(ENV_MANIFEST)
     if not text:
         return None
@@ -94,8 +100,8 @@ def inherited(seen: Listing, group: str) -> tuple[list[tuple[PluginInfo, str]], 
         manifest = json.loads(text)
         if manifest["pid"] == os.getpid() or [tuple(row) for row in manifest["entry_points"]] != seen:
             return None
-        plugins = [(PluginInfo(plugin_id, point, EntryPointFactory(group, value, plugin_id), description,
-                               tuple(aliases)), dist)
+        plugins = [PluginSpec(str(plugin_id), str(point), str(description), tuple(aliases), str(dist),
+                              EntryPointFactory(group, str(value), str(plugin_id)))
                    for plugin_id, point, description, aliases, dist, value in manifest["plugins"]]
         return plugins, [str(error) for error in manifest["errors"]]
     except (ValueError, KeyError, TypeError):  # not ours, or from another version: discover

@@ -94,8 +94,14 @@ def discover() -> tuple[list[tuple[PluginInfo, str]], list[str]]:
     seen = manifest.listing(entry_point_list)
     inherited = manifest.inherited(seen, ENTRY_POINT_GROUP)
     if inherited is not None:
-        inherited[0].sort(key=lambda pair: pair[0].id)
-        return inherited
+        specs, load_errors = inherited
+        try:
+            lazy = [(PluginInfo(spec.id, spec.point, spec.factory, spec.description, spec.aliases), spec.source)
+                    for spec in specs]
+        except ValueError:  # an extension point this version does not have: discover
+            lazy = None
+        if lazy is not None:
+            return sorted(lazy, key=lambda pair: pair[0].id), load_errors
     found: list[tuple[PluginInfo, str, str]] = []
     errors: list[str] = []
     for ep in entry_point_list:
