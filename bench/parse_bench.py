@@ -14,7 +14,9 @@ and 1M-deep RTF groups.  Goal: each refused (``ValueError``) in under 1 s, the p
 under 256 MB peak.  A PDF of a million objects (100k with ``--quick``) goes through the parse
 job's own path instead (``python -m bench.parse_bench sandboxed NAME``): the parser in its worker
 process under ``parser.timeout`` (10 s here) and ``parser.memory.max`` (2 GiB); goal: stopped,
-with the reason, within the timeout plus 5 s.  No peer (the parsers are Gossamer's own); absolute numbers only.
+with the reason, or parsed, within the timeout plus 5 s (PDFium reads the ``--quick`` file's 100k
+empty pages in about 5 s; pypdf needed more than the timeout).  No peer (the parsers are
+Gossamer's own); absolute numbers only.
 """
 
 from __future__ import annotations
@@ -200,12 +202,15 @@ def run(opts: BenchOptions) -> dict[str, Any]:
             found = json.loads(m.stdout.strip().splitlines()[-1])
             found["peak_mb"] = m.peak_rss_bytes / MB
             refusals[name] = found
-            runner.check(f"{name} refused", found["refused"], found["reason"] or "parsed without error")
             limit_s = SANDBOX_TIMEOUT_S + 5 if name in SANDBOXED else HOSTILE_SECONDS
             limit_mb = 2560 if name in SANDBOXED else HOSTILE_MB
-            goals.append({"goal": f"{name}: refused in < {limit_s} s, < {limit_mb} MB peak",
+            # a sandboxed file is bounded when the job is done with it in time: refused, or parsed within the limits
+            handled = found["refused"] or (name in SANDBOXED and found["seconds"] < limit_s)
+            verdict = "refused" if name not in SANDBOXED else "refused or parsed in time"
+            runner.check(f"{name} {verdict}", handled, found["reason"] or "parsed without error")
+            goals.append({"goal": f"{name}: {verdict} in < {limit_s} s, < {limit_mb} MB peak",
                           "value_ms": found["seconds"] * 1000, "peak_mb": found["peak_mb"],
-                          "met": found["refused"] and found["seconds"] < limit_s and found["peak_mb"] < limit_mb})
+                          "met": handled and found["seconds"] < limit_s and found["peak_mb"] < limit_mb})
     return {
         "params": {"docs_per_format": count, "bomb_bytes": (128 << 20) if opts.quick else (1 << 30)},
         "steps": runner.steps,

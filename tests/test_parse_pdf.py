@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,42 @@ def test_encrypted_and_broken_files_fail_with_a_reason(data: bytes, reason: str)
         parser.close()
     assert page.outcome == "failed" and reason in page.failed and "Traceback" not in page.failed
     assert page.crawl_parse[-1][1].status == CrawlStatus.PARSE_FAILED
+
+
+def test_a_word_hyphenated_at_a_line_end_keeps_its_hyphen() -> None:
+    result = PdfParser(Settings()).parse(pdf(make_pdf([["a certificate that is self-", "signed by its owner"]])))
+    assert result.text.text == "a certificate that is self-signed by its owner"
+
+
+def _damaged(seed: int) -> bytes:
+    """SAMPLE cut, with bytes overwritten, or with a stretch removed or repeated (seeded)."""
+    rng = random.Random(seed)
+    data = bytearray(SAMPLE)
+    kind = seed % 4
+    if kind == 0:
+        return bytes(data[:rng.randrange(len(data))])
+    if kind == 1:
+        for _ in range(rng.randint(1, 40)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        return bytes(data)
+    start = rng.randrange(len(data))
+    end = min(len(data), start + rng.randint(1, 400))
+    return bytes(data[:start] + data[end:]) if kind == 2 else bytes(data[:end] + data[start:])
+
+
+def test_damaged_files_parse_or_fail_with_a_reason() -> None:
+    parser = PdfParser(Settings())
+    outcomes = {"parsed": 0, "failed": 0}
+    for seed in range(400):
+        try:
+            result = parser.parse(pdf(_damaged(seed)))
+        except ValueError as exc:
+            assert str(exc).startswith(("broken PDF", "encrypted")), (seed, exc)
+            outcomes["failed"] += 1
+        else:
+            assert isinstance(result.text.text, str) and "\r" not in result.text.text
+            outcomes["parsed"] += 1
+    assert outcomes["parsed"] and outcomes["failed"]  # both kinds occur: PDFium repairs what it can
 
 
 def test_an_owner_password_only_file_opens() -> None:

@@ -45,6 +45,7 @@ from gossamer.cli.sweep_cmd import clean_tmp_command
 from gossamer.cli.updatedb_cmd import updatedb_command
 from gossamer.cli.webdb_cmd import webdb_command
 from gossamer.cli.webgraph_cmd import nodedumper_command, webgraph_command
+from gossamer.engine import keep_main_script_out_of_children
 
 app = typer.Typer(
     name="gossamer",
@@ -123,6 +124,8 @@ def _show_warning(message: Warning | str, category: type[Warning], *args: object
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
+    if getattr(sys.modules.get("__main__"), "main", None) is main:  # the console script: it only imports main
+        keep_main_script_out_of_children()
     warnings.showwarning = _show_warning  # type: ignore[assignment]
     STATE.warned_includes.clear()
     try:

@@ -5,7 +5,8 @@ Public API: the job model (:class:`Job`, :class:`Input`, :class:`TaskContext`,
 engine the ``engine`` setting names; sets of independent tasks (fetch shares, parse
 groups) with :func:`run_tasks` and :func:`default_task_count` (contract in
 :mod:`.task_runner`); jobs that replace a stored table with :func:`run_table_job`
-(:mod:`.table_job`).  Only this package knows Spark.
+(:mod:`.table_job`); :func:`keep_main_script_out_of_children` for console scripts
+(:mod:`.spawn_main`).  Only this package knows Spark.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.runner import run_job
 from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.engine.sources import TableSource, TextSource
+from gossamer.engine.spawn_main import keep_main_script_out_of_children
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job, table_lock
 from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, TaskReporter
 from gossamer.engine.task_pool import die_with_parent
@@ -55,6 +57,7 @@ __all__ = [
     "arange",
     "default_task_count",
     "die_with_parent",
+    "keep_main_script_out_of_children",
     "run_job",
     "run_table_job",
     "run_tasks",

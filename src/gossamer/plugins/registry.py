@@ -24,6 +24,7 @@ from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
 from gossamer.core import Settings
+from gossamer.plugins import manifest
 from gossamer.plugins.api import EXTENSION_POINTS, PluginNotConfigured
 from gossamer.plugins.support.regexrules import regex_alternatives
 
@@ -84,11 +85,26 @@ class PluginState:
 def discover() -> tuple[list[tuple[PluginInfo, str]], list[str]]:
     """Load every entry point of the group: ``([(plugin, distribution)], [load errors])``.
 
-    A broken third-party plugin is reported, never fatal.
+    A broken third-party plugin is reported, never fatal.  A process started by one that
+    has discovered takes the plugins from its manifest instead when the entry points are the
+    same, importing a plugin's module only when the plugin is built
+    (:mod:`gossamer.plugins.manifest`); the result is the same list either way.
     """
-    found: list[tuple[PluginInfo, str]] = []
+    entry_point_list = list(entry_points(group=ENTRY_POINT_GROUP))
+    seen = manifest.listing(entry_point_list)
+    inherited = manifest.inherited(seen, ENTRY_POINT_GROUP)
+    if inherited is not None:
+        specs, load_errors = inherited
+        try:
+            lazy = [(PluginInfo(spec.id, spec.point, spec.factory, spec.description, spec.aliases), spec.source)
+                    for spec in specs]
+        except ValueError:  # an extension point this version does not have: discover
+            lazy = None
+        if lazy is not None:
+            return sorted(lazy, key=lambda pair: pair[0].id), load_errors
+    found: list[tuple[PluginInfo, str, str]] = []
     errors: list[str] = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in entry_point_list:
         dist = ep.dist.name if ep.dist is not None else "?"
         try:
             loaded = ep.load()
@@ -98,11 +114,13 @@ def discover() -> tuple[list[tuple[PluginInfo, str]], list[str]]:
         items = loaded if isinstance(loaded, (list, tuple)) else [loaded]
         for item in items:
             if isinstance(item, PluginInfo):
-                found.append((item, dist))
+                found.append((item, dist, ep.value))
             else:
                 errors.append(f"plugin {ep.name!r} ({ep.value}) is not a PluginInfo")
-    found.sort(key=lambda pair: pair[0].id)
-    return found, errors
+    manifest.publish(seen, found, errors)
+    plugins = [(info, dist) for info, dist, _ in found]
+    plugins.sort(key=lambda pair: pair[0].id)
+    return plugins, errors
 
 
 def _names(text: str) -> set[str]:

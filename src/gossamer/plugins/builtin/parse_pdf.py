@@ -1,9 +1,9 @@
-"""Plugin ``parse-pdf``: PDF documents with pypdf (Nutch reads them through parse-tika / PDFBox).
+"""Plugin ``parse-pdf``: PDF documents with PDFium through pypdfium2 (Nutch reads them through parse-tika / PDFBox).
 
 What a parse yields:
 
-* ``text``: the text of every page (pypdf's layout-free extraction), pages separated
-  by a blank line;
+* ``text``: the text of every page (PDFium's text extraction, lines ending in ``\\n``),
+  pages separated by a blank line;
 * ``title``: the document information's ``/Title``, else the first non-empty line of
   the text (at most 200 characters);
 * ``outlinks``: every link annotation whose action is a ``/URI`` (absolute URLs as
@@ -14,18 +14,21 @@ What a parse yields:
   present and readable) and ``pdf.pages`` (the page count).
 
 An encrypted document that does not open with the empty user password raises
-``ValueError("encrypted: …")``; a document pypdf cannot read raises
+``ValueError("encrypted: …")``; a document PDFium cannot read raises
 ``ValueError("broken PDF: …")``.  Either becomes ``parse_failed`` with that reason.
 Time and memory are bounded by the parse worker process (``parser.timeout``,
-``parser.memory.max``), not here.
+``parser.memory.max``), not here; PDFium is native code, so a crash in it ends the worker
+only (``parser process died``), never the parse job.  PDFium is not thread-safe: one
+parser object must not parse in two threads at once (the parse worker is single-threaded).
+
+PDFium (Chrome's PDF engine, continuously fuzzed) replaced pypdf here in issue 22: 9–11×
+less CPU on the doc web's PDFs, the same text up to white space (``bench/README.md``).
 """
 
 from __future__ import annotations
 
-import io
-import logging
+import ctypes
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urljoin
@@ -35,10 +38,16 @@ from gossamer.plugins.api import Parser, ParseResult
 from gossamer.plugins.registry import PluginInfo
 
 TITLE_MAX = 200
-_INFO_KEYS = {"/Author": "author", "/Subject": "subject", "/Keywords": "keywords", "/Creator": "creator",
-              "/Producer": "producer"}
+URI_MAX = 64 * 1024
+"""Longest link target read from an annotation (bytes); longer ones are skipped."""
+_INFO_KEYS = {"Author": "author", "Subject": "subject", "Keywords": "keywords", "Creator": "creator",
+              "Producer": "producer"}
 _PDF_DATE = re.compile(r"(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz+\-])?(\d{2})?'?(\d{2})?")
-_DATE_KEYS = {"/CreationDate": "created", "/ModDate": "modified"}
+_DATE_KEYS = {"CreationDate": "created", "ModDate": "modified"}
+_PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
+_LINE_ENDS = re.compile(r"\r\n?")
+_NOT_TEXT = str.maketrans({"\ufffe": "-", "\x02": "-", "\x00": None})
+"""PDFium joins a word hyphenated at a line end and puts U+FFFE (or ``\\x02``) where the hyphen was: a hyphen again."""
 
 
 def _iso_date(value: Any) -> str | None:
@@ -57,43 +66,43 @@ def _iso_date(value: Any) -> str | None:
     return moment.isoformat()
 
 
-def _link_targets(page: Any) -> list[tuple[str, tuple[float, float, float, float] | None]]:
-    """``(uri, rect)`` of the page's link annotations with a ``/URI`` action."""
+def _clean(text: str) -> str:
+    """PDFium's text with ``\\n`` line ends and its markers of generated hyphens as hyphens."""
+    return _LINE_ENDS.sub("\n", text).translate(_NOT_TEXT)
+
+
+def _decode_uri(raw_uri: bytes) -> str:
+    """A ``/URI`` string's bytes (7-bit ASCII by the standard; UTF-8 in practice when not) as text."""
+    try:
+        return raw_uri.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return raw_uri.decode("latin-1").strip()
+
+
+def _uri_links(raw: Any, document: Any, page: Any) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """``(uri, (left, bottom, right, top))`` of the page's link annotations with a ``/URI`` action, in order."""
     found = []
-    for ref in page.get("/Annots") or ():
-        annot = ref.get_object()
-        if not hasattr(annot, "get") or annot.get("/Subtype") != "/Link":
+    position = ctypes.c_int(0)
+    link = raw.FPDF_LINK()
+    rect = raw.FS_RECTF()
+    buffer = ctypes.create_string_buffer(4096)
+    while raw.FPDFLink_Enumerate(page, ctypes.byref(position), ctypes.byref(link)):
+        action = raw.FPDFLink_GetAction(link)
+        if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_URI:
             continue
-        action = annot.get("/A")
-        action = action.get_object() if action is not None else None
-        if not hasattr(action, "get") or action.get("/S") != "/URI" or action.get("/URI") is None:
+        size = raw.FPDFAction_GetURIPath(document, action, None, 0)
+        if size <= 1 or size > URI_MAX:
             continue
-        uri = action["/URI"]
-        uri = uri.decode("latin-1") if isinstance(uri, bytes) else str(uri)
-        rect = annot.get("/Rect")
-        try:
-            box = tuple(sorted(float(v) for v in rect[0::2])) + tuple(sorted(float(v) for v in rect[1::2]))
-        except (TypeError, ValueError, IndexError):
-            box = None
-        found.append((uri.strip(), (box[0], box[2], box[1], box[3]) if box and len(box) == 4 else None))
+        if size > len(buffer):
+            buffer = ctypes.create_string_buffer(size)
+        raw.FPDFAction_GetURIPath(document, action, buffer, size)
+        uri = _decode_uri(buffer.raw[:size - 1])
+        if not raw.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
+            rect.left = rect.right = rect.top = rect.bottom = float("nan")
+        left, right = sorted((rect.left, rect.right))
+        bottom, top = sorted((rect.bottom, rect.top))
+        found.append((uri, (left, bottom, right, top)))
     return found
-
-
-def _collector(pieces: list[tuple[float, float, str]]) -> Callable[..., None]:
-    def visit(text: str, cm: list[float], tm: list[float], font: object, size: object) -> None:
-        if text.strip():
-            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
-            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
-            pieces.append((x, y, text))
-    return visit
-
-
-def _anchor(pieces: list[tuple[float, float, str]], rect: tuple[float, float, float, float] | None) -> str:
-    if rect is None:
-        return ""
-    x0, y0, x1, y1 = rect
-    inside = [text for x, y, text in pieces if x0 - 1 <= x <= x1 + 1 and y0 - 3 <= y <= y1 + 1]
-    return " ".join(" ".join(inside).split())
 
 
 class PdfParser(Parser):
@@ -102,58 +111,65 @@ class PdfParser(Parser):
     content_types = ("application/pdf",)
 
     def __init__(self, settings: Settings) -> None:
-        import pypdf  # noqa: F401 - imported when the plugin is built, not on the first document
-
-        logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken files are reported by status, not logs
+        import pypdfium2  # noqa: F401 - loads PDFium when the plugin is built (before the worker's memory cap)
 
     def parse(self, content: Content) -> ParseResult:
         """Text, title, metadata and URI links of one PDF; ValueError for encrypted or unreadable files."""
-        from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
+        import pypdfium2 as pdfium
 
         try:
-            reader = PdfReader(io.BytesIO(content.content))
-            if reader.is_encrypted and not reader.decrypt(""):
-                raise ValueError("encrypted: the document needs a password")
-            texts, outlinks = self._pages(reader, content.base_url or content.url)
-            meta = self._metadata(reader)
+            document = pdfium.PdfDocument(content.content)
+        except pdfium.PdfiumError as exc:
+            if getattr(exc, "err_code", None) == _PASSWORD_ERROR:
+                raise ValueError("encrypted: the document needs a password") from None
+            raise ValueError(f"broken PDF: {exc}") from None
+        try:
+            texts, outlinks = self._pages(document, content.base_url or content.url)
+            meta = self._metadata(document)
         except (MemoryError, RecursionError, ValueError):
             raise
-        except PyPdfError as exc:
-            raise ValueError(f"broken PDF: {exc}" if str(exc) else "broken PDF") from None
-        except Exception as exc:  # noqa: BLE001 - pypdf fails on bad input with many exception types
+        except pdfium.PdfiumError as exc:  # a page that does not load, say
+            raise ValueError(f"broken PDF: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - PDFium reports failures on bad input as PdfiumError and others
             raise ValueError(f"broken PDF: {type(exc).__name__}: {exc}") from None
+        finally:
+            document.close()
         text = "\n\n".join(t.strip() for t in texts if t.strip())
         title = meta.pop("title", "") or next((line.strip() for line in text.splitlines() if line.strip()), "")
         data = ParseData(ParseStatusCode.SUCCESS, title[:TITLE_MAX], outlinks, {}, meta)
         return ParseResult(data, ParseText(text))
 
-    def _pages(self, reader: Any, base: str) -> tuple[list[str], list[Outlink]]:
+    def _pages(self, document: Any, base: str) -> tuple[list[str], list[Outlink]]:
+        import pypdfium2.raw as raw
+
         texts: list[str] = []
         links: dict[str, Outlink] = {}
-        for page in reader.pages:
-            targets = _link_targets(page)
-            if not targets:
-                texts.append(page.extract_text() or "")
-                continue
-            pieces: list[tuple[float, float, str]] = []
-            texts.append(page.extract_text(visitor_text=_collector(pieces)) or "")
-            for uri, rect in targets:
-                url = urljoin(base, uri) if base else uri
-                if url and url not in links:
-                    links[url] = Outlink(url, _anchor(pieces, rect))
+        for index in range(len(document)):
+            page = document[index]
+            textpage = page.get_textpage()
+            try:
+                texts.append(_clean(textpage.get_text_range()))
+                for uri, (left, bottom, right, top) in _uri_links(raw, document.raw, page.raw):
+                    url = urljoin(base, uri) if base else uri
+                    if url and url not in links:
+                        anchor = "" if left != left else textpage.get_text_bounded(  # noqa: PLR0124 - NaN: no rect
+                            left, bottom, right, top)
+                        links[url] = Outlink(url, " ".join(_clean(anchor).split()))
+            finally:
+                textpage.close()
+                page.close()
         return texts, list(links.values())
 
-    def _metadata(self, reader: Any) -> dict[str, str]:
-        meta = {"pdf.pages": str(len(reader.pages))}
-        info = reader.metadata or {}
-        title = info.get("/Title")
-        if title:
-            meta["title"] = " ".join(str(title).split())
+    def _metadata(self, document: Any) -> dict[str, str]:
+        meta = {"pdf.pages": str(len(document))}
+        info = document.get_metadata_dict(skip_empty=True)
+        title = info.get("Title")
+        if title and title.strip():
+            meta["title"] = " ".join(title.split())
         for key, name in _INFO_KEYS.items():
             value = info.get(key)
-            if value and str(value).strip():
-                meta[name] = str(value).strip()
+            if value and value.strip():
+                meta[name] = value.strip()
         for key, name in _DATE_KEYS.items():
             value = info.get(key)
             date = _iso_date(value) if value else None
@@ -166,6 +182,6 @@ PLUGIN = PluginInfo(
     id="parse-pdf",
     point="Parser",
     factory=PdfParser,
-    description="PDF with pypdf: text, title, document information, URI link annotations",
+    description="PDF with PDFium (pypdfium2): text, title, document information, URI link annotations",
     aliases=("org.apache.nutch.parse.pdf.PdfParser",),
 )

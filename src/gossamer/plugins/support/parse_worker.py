@@ -121,7 +121,7 @@ def main(argv: list[str]) -> int:
                 repository.named(Parser, state.info.id)
             except LookupError:
                 pass
-    import hashlib  # noqa: F401 - loads OpenSSL before the cap (pypdf hashes when it decrypts)
+    import hashlib  # noqa: F401 - loads OpenSSL before the cap, for parsers that hash
 
     _cap_memory(settings.get_int("parser.memory.max"))
     write_frame(out, ("ready", None))
