@@ -68,19 +68,7 @@ def _tokenlearn() -> Embedder:
     return Embedder(DEFAULT_MODEL, 64, encode)
 
 
-def _wordllama() -> Embedder:
-    import sys
-    sys.path.insert(0, "/work/bench")
-    from wl import load
-    model = load(256)
-
-    def encode(texts: list[str]) -> Any:
-        return model.embed(texts, norm=True) if texts else []
-
-    return Embedder("wordllama-256", 256, encode)
-
-
-MODELS: dict[str, Callable[[], Embedder]] = {DEFAULT_MODEL: _tokenlearn, "wordllama-256": _wordllama}
+MODELS: dict[str, Callable[[], Embedder]] = {DEFAULT_MODEL: _tokenlearn}
 """Model name -> loader.  A loader raises :class:`EmbeddingError` when its package is missing."""
 
 
