@@ -84,3 +84,29 @@ def test_vectors_embedded_by_the_job_equal_the_writers_own() -> None:
         given.write(url, JsonDocument(url, json.dumps(doc), np.frombuffer(raw, np.float16)))
     assert own.result().ids == given.result().ids
     assert np.array_equal(own.result().matrix, given.result().matrix)
+
+
+def test_document_json_holds_the_values_json_dumps_wrote() -> None:
+    import json
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from gossamer.index.documents import document_json, json_value
+
+    doc = {"title": "Grüße „quoted“ \\ \"x\"\n", "anchor": ["a", "b"], "content_length": 2**63 - 1, "boost": 0.1,
+           "tstamp": datetime(2026, 11, 27, 1, 2, 3, 4500, tzinfo=UTC),
+           "date": datetime(2020, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+           "naive": datetime(2001, 2, 3), "empty": [], "none": None, "big": 1e300, "tiny": 5e-324}
+    text = document_json(doc)
+    assert json.loads(text) == json.loads(json.dumps(doc, default=json_value, ensure_ascii=False))
+    assert json.loads(text)["tstamp"] == "2026-11-27T01:02:03.004500+00:00" and "Grüße" in text
+
+
+def test_document_json_refuses_what_json_cannot_hold_with_a_value_error() -> None:
+    import pytest
+
+    from gossamer.index.documents import document_json
+
+    with pytest.raises(ValueError):
+        document_json({"content_length": 2**70})
+    with pytest.raises(ValueError):
+        document_json({"x": object()})
