@@ -80,7 +80,7 @@ def test_the_model_is_cached_and_read_back_mapped(cache_home: Path, numpy_identi
     directory = cache_dir(model_path())
     assert directory.parent == cache_home and (directory / "meta.json").is_file()
     again = read_model(directory)
-    assert isinstance(again.table, np.memmap)
+    assert isinstance(again.table.base, np.memmap) and not again.table.flags.writeable
     for text in SENTENCES[:6]:
         assert NumpyIdentifier(again).classify(text) == numpy_identifier.classify(text)
 

@@ -83,7 +83,9 @@ def write_model(model: WalkModel, target: Path) -> None:
 def read_model(directory: Path) -> WalkModel:
     """The model written by :func:`write_model`, its arrays mapped read-only (OSError/ValueError when damaged)."""
     meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-    arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in _ARRAYS}
+    # plain ndarray views of the maps: indexing an np.memmap goes through Python code on every call
+    arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False).view(np.ndarray)
+              for name in _ARRAYS}
     model = WalkModel(start_row=int(meta["start_row"]), depth=int(meta["depth"]),
                       classes=tuple(str(c) for c in meta["classes"]),
                       aliases=tuple((int(a), int(b)) for a, b in meta["aliases"]), **arrays)

@@ -138,8 +138,13 @@ class NumpyIdentifier:
         keys = np.sort(((found.astype(np.int64) << bits) | positions)[found >= 0])
         if len(keys):
             feature = keys >> bits
-            starts = np.flatnonzero(np.r_[True, feature[1:] != feature[:-1]])
-            counts = np.diff(np.r_[starts, len(keys)])
+            change = np.empty(len(keys), dtype=bool)
+            change[0] = True
+            np.not_equal(feature[1:], feature[:-1], out=change[1:])
+            starts = np.flatnonzero(change)
+            counts = np.empty_like(starts)
+            counts[:-1] = starts[1:] - starts[:-1]
+            counts[-1] = len(keys) - starts[-1]
             order = np.argsort(keys[starts] & ((1 << bits) - 1))
             scores = np.log1p(counts[order].astype(np.float32)) @ m.table[feature[starts][order]] + m.prior
         else:
