@@ -95,7 +95,8 @@ def test_document_json_holds_the_values_json_dumps_wrote() -> None:
     doc = {"title": "Grüße „quoted“ \\ \"x\"\n", "anchor": ["a", "b"], "content_length": 2**63 - 1, "boost": 0.1,
            "tstamp": datetime(2026, 11, 27, 1, 2, 3, 4500, tzinfo=UTC),
            "date": datetime(2020, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=5, minutes=30))),
-           "naive": datetime(2001, 2, 3), "empty": [], "none": None, "big": 1e300, "tiny": 5e-324}
+           "naive": datetime(2001, 2, 3), "odd": datetime(2001, 2, 3, tzinfo=timezone(timedelta(seconds=19_810))),
+           "empty": [], "none": None, "big": 1e300, "tiny": 5e-324}
     text = document_json(doc)
     assert json.loads(text) == json.loads(json.dumps(doc, default=json_value, ensure_ascii=False))
     assert json.loads(text)["tstamp"] == "2026-11-27T01:02:03.004500+00:00" and "Grüße" in text
@@ -110,3 +111,12 @@ def test_document_json_refuses_what_json_cannot_hold_with_a_value_error() -> Non
         document_json({"content_length": 2**70})
     with pytest.raises(ValueError):
         document_json({"x": object()})
+
+
+def test_map_columns_read_as_the_dicts_of_their_pairs() -> None:
+    from gossamer.index.job import METADATA, _pylist
+
+    rows = [[("k", "0")], [("a", "1"), ("b", None), ("a", "3")], None, [], [("Content-Type", "text/html")]]
+    column = pa.array(rows, METADATA).slice(1)
+    assert _pylist(column) == [None if r is None else dict(r) for r in rows[1:]]
+    assert _pylist(pa.nulls(2, METADATA)) == [None, None]

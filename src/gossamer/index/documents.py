@@ -129,6 +129,7 @@ def document_json(doc: Mapping[str, Any]) -> str:
     Raises ValueError for a value it cannot hold (an integer beyond 64 bits, an object of another type).
     """
     try:
+        # orjson's own datetimes would drop the seconds of a UTC offset (+05:30:10): datetimes stay ours
         return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME).decode()
     except orjson.JSONEncodeError as exc:
         raise ValueError(f"document not encodable as JSON: {exc}") from exc
