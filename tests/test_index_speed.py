@@ -120,3 +120,29 @@ def test_map_columns_read_as_the_dicts_of_their_pairs() -> None:
     column = pa.array(rows, METADATA).slice(1)
     assert _pylist(column) == [None if r is None else dict(r) for r in rows[1:]]
     assert _pylist(pa.nulls(2, METADATA)) == [None, None]
+
+
+def test_vector_writer_keeps_the_last_write_of_each_url_and_drops_deleted_ones(monkeypatch) -> None:
+    import numpy as np
+
+    from gossamer.index import vectors
+    from gossamer.index.embeddings import Embedder
+
+    monkeypatch.setattr(vectors, "BATCH", 2)  # flush every two writes: deletes hit flushed and pending rows
+    model = Embedder("fake", 2, lambda texts: [[float(len(t)), 1.0] for t in texts])
+    writer = vectors.ShardVectorWriter(model, 300, None)
+    expected: dict[str, str] = {}
+    steps = [("w", "a", "x"), ("w", "b", "xx"), ("w", "c", "xxx"), ("d", "b", ""), ("d", "zz", ""),
+             ("w", "a", "xxxx"), ("w", "d", "xxxxx"), ("d", "c", ""), ("w", "b", "xxxxxx"), ("d", "d", "")]
+    for op, url, text in steps:
+        if op == "w":
+            writer.write(url, {"content": text})
+            expected[url] = text
+        else:
+            writer.delete(url)
+            expected.pop(url, None)
+    result = writer.result()
+    assert sorted(result.ids) == sorted(expected) and len(set(result.ids)) == len(result.ids)
+    for url, row in zip(result.ids, result.matrix, strict=True):
+        want = model.embed([expected[url]])[0].astype(np.float16)
+        assert np.array_equal(row, want), url
