@@ -72,7 +72,7 @@ class WalkModel:
         rows = len(self.rows_next)
         if (rows % 256 or len(self.features_next) != rows or self.two.shape != (1 << 16,)
                 or self.table.ndim != 2 or self.table.shape[1] != len(self.classes)
-                or self.prior.shape != (len(self.classes),) or not 2 <= self.depth <= 64
+                or self.prior.shape != (len(self.classes),) or not 3 <= self.depth <= 64
                 or not 0 <= self.start_row < rows // 256):
             raise ValueError("language model arrays do not fit together")
 
@@ -109,7 +109,13 @@ class NumpyIdentifier:
         self.model = model
 
     def features(self, data: bytes) -> np.ndarray:
-        """The feature emitted after each byte of ``data`` (``-1`` where none), as py3langid's walk emits them."""
+        """The feature emitted after each byte of ``data`` (``-1`` where none), as py3langid's walk emits them.
+
+        ``rows[i]`` is the row after the window before byte ``i`` (bytes ``i - depth + 1`` … ``i - 1``,
+        from byte 0 near the start), built in ``depth - 1`` steps: a step with offset ``k`` reads byte
+        ``i - k`` at every position where it exists; positions where it does not stay at the start row,
+        which is where their shorter window begins.  The first two steps are one look-up in :attr:`WalkModel.two`.
+        """
         m = self.model
         text = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
         n = len(text)
@@ -117,14 +123,12 @@ class NumpyIdentifier:
         rows = np.full(n, m.start_row, dtype=np.int64)
         if n > last:
             rows[last:] = m.two[(text[:n - last] << 8) | text[1:n - last + 1]]
-            for step in range(2, last):
-                offset = last - step  # position i reads byte i - offset at this step
+        if n >= last:  # the first position with a window of last - 1 bytes: the first step alone
+            rows[last - 1] = m.rows_next[(m.start_row << 8) | int(text[0])]
+        for step in range(2, last):
+            offset = last - step
+            if offset < n:
                 rows[offset:] = m.rows_next[(rows[offset:] << 8) | text[:n - offset]]
-        # the first ``last`` positions have shorter windows: walk them one by one from the start state
-        row = m.start_row
-        for i in range(min(last, n)):
-            rows[i] = row
-            row = int(m.rows_next[(row << 8) | int(text[i])])
         return m.features_next[(rows << 8) | text]
 
     def scores(self, data: bytes) -> np.ndarray:
