@@ -84,3 +84,65 @@ def test_vectors_embedded_by_the_job_equal_the_writers_own() -> None:
         given.write(url, JsonDocument(url, json.dumps(doc), np.frombuffer(raw, np.float16)))
     assert own.result().ids == given.result().ids
     assert np.array_equal(own.result().matrix, given.result().matrix)
+
+
+def test_document_json_holds_the_values_json_dumps_wrote() -> None:
+    import json
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from gossamer.index.documents import document_json, json_value
+
+    doc = {"title": "Grüße „quoted“ \\ \"x\"\n", "anchor": ["a", "b"], "content_length": 2**63 - 1, "boost": 0.1,
+           "tstamp": datetime(2026, 11, 27, 1, 2, 3, 4500, tzinfo=UTC),
+           "date": datetime(2020, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+           "naive": datetime(2001, 2, 3), "odd": datetime(2001, 2, 3, tzinfo=timezone(timedelta(seconds=19_810))),
+           "empty": [], "none": None, "big": 1e300, "tiny": 5e-324}
+    text = document_json(doc)
+    assert json.loads(text) == json.loads(json.dumps(doc, default=json_value, ensure_ascii=False))
+    assert json.loads(text)["tstamp"] == "2026-11-27T01:02:03.004500+00:00" and "Grüße" in text
+
+
+def test_document_json_refuses_what_json_cannot_hold_with_a_value_error() -> None:
+    import pytest
+
+    from gossamer.index.documents import document_json
+
+    with pytest.raises(ValueError):
+        document_json({"content_length": 2**70})
+    with pytest.raises(ValueError):
+        document_json({"x": object()})
+
+
+def test_map_columns_read_as_the_dicts_of_their_pairs() -> None:
+    from gossamer.index.job import METADATA, _pylist
+
+    rows = [[("k", "0")], [("a", "1"), ("b", None), ("a", "3")], None, [], [("Content-Type", "text/html")]]
+    column = pa.array(rows, METADATA).slice(1)
+    assert _pylist(column) == [None if r is None else dict(r) for r in rows[1:]]
+    assert _pylist(pa.nulls(2, METADATA)) == [None, None]
+
+
+def test_vector_writer_keeps_the_last_write_of_each_url_and_drops_deleted_ones(monkeypatch) -> None:
+    import numpy as np
+
+    from gossamer.index import vectors
+    from gossamer.index.embeddings import Embedder
+
+    monkeypatch.setattr(vectors, "BATCH", 2)  # flush every two writes: deletes hit flushed and pending rows
+    model = Embedder("fake", 2, lambda texts: [[float(len(t)), 1.0] for t in texts])
+    writer = vectors.ShardVectorWriter(model, 300, None)
+    expected: dict[str, str] = {}
+    steps = [("w", "a", "x"), ("w", "b", "xx"), ("w", "c", "xxx"), ("d", "b", ""), ("d", "zz", ""),
+             ("w", "a", "xxxx"), ("w", "d", "xxxxx"), ("d", "c", ""), ("w", "b", "xxxxxx"), ("d", "d", "")]
+    for op, url, text in steps:
+        if op == "w":
+            writer.write(url, {"content": text})
+            expected[url] = text
+        else:
+            writer.delete(url)
+            expected.pop(url, None)
+    result = writer.result()
+    assert sorted(result.ids) == sorted(expected) and len(set(result.ids)) == len(result.ids)
+    for url, row in zip(result.ids, result.matrix, strict=True):
+        want = model.embed([expected[url]])[0].astype(np.float16)
+        assert np.array_equal(row, want), url

@@ -143,12 +143,30 @@ def _vectors(ctx: TaskContext, n: int, texts: list[tuple[int, str]]) -> pa.Array
 
 
 def _pylist(column: pa.Array) -> list[Any]:
-    """A column as Python values; timestamps as epoch milliseconds (no datetime objects); inlinks as InlinkList."""
+    """A column as Python values: timestamps as epoch milliseconds, inlinks as InlinkList, string maps as dicts.
+
+    No datetime objects; a map key given twice keeps its last value, as ``dict`` of the pairs does.
+    """
     if column.type == INLINKS_TYPE:
         return _inlink_lists(column)
+    if column.type == METADATA:
+        return _map_dicts(column)
     if pa.types.is_timestamp(column.type):
         column = column.cast(pa.timestamp("ms", tz=column.type.tz)).cast(pa.int64())
     return column.to_pylist()
+
+
+def _map_dicts(column: pa.Array) -> list[dict[str, str | None] | None]:
+    """A map column as one dict per row (``None`` for a null row), read column-wise (no tuple per entry)."""
+    if column.null_count == len(column):
+        return [None] * len(column)
+    offsets = column.offsets.to_pylist()
+    entries = column.values.slice(offsets[0], offsets[-1] - offsets[0])  # ``values`` ignores the slice offset
+    keys = entries.field(0).to_pylist()
+    items = entries.field(1).to_pylist()
+    base = offsets[0]
+    return [dict(zip(keys[start - base:end - base], items[start - base:end - base], strict=True)) if valid else None
+            for valid, start, end in zip(column.is_valid().to_pylist(), offsets, offsets[1:], strict=False)]
 
 
 def _inlink_lists(column: pa.Array) -> list[InlinkList | None]:

@@ -32,7 +32,7 @@ import tantivy
 
 from gossamer.core import Settings
 from gossamer.index.ballast import add_ballast, ballast_document, ballast_needed, engine_stats
-from gossamer.index.documents import json_value
+from gossamer.index.documents import document_json
 from gossamer.index.schema import build_schema
 from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of
 from gossamer.index.target import IndexTarget
@@ -138,7 +138,7 @@ class TantivyIndexWriter(IndexWriter):
         if self._vectors:
             self._vectors[shard].write(url, doc)
         text = getattr(doc, "json", None)
-        writer.add_json(text if isinstance(text, str) else json.dumps(doc, default=json_value, ensure_ascii=False))
+        writer.add_json(text if isinstance(text, str) else document_json(doc))
 
     def delete(self, url: str) -> None:
         shard = shard_of(url, self.shards)

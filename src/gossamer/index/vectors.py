@@ -98,6 +98,8 @@ class ShardVectorWriter:
         self.rows: dict[str, int] = {url: i for i, url in enumerate(self.live.ids)} if self.live else {}
         self.pending: dict[str, str | np.ndarray] = {}
         self.new_ids: list[str] = []
+        self.new_set: set[str] = set()
+        """The URLs of :attr:`new_ids`, for membership tests (a list scan per delete was quadratic)."""
         self.new_rows: list[np.ndarray] = []
 
     def write(self, url: str, doc: Mapping[str, Any]) -> None:
@@ -119,13 +121,14 @@ class ShardVectorWriter:
     def delete(self, url: str) -> None:
         """Drop ``url``'s vector."""
         self.rows.pop(url, None)
-        if self.pending.pop(url, None) is None and url in self.new_ids:
+        if self.pending.pop(url, None) is None and url in self.new_set:
             keep = [i for i, u in enumerate(self.new_ids) if u != url]
             self._restack(keep)
 
     def _restack(self, keep: list[int]) -> None:
         matrix = np.concatenate(self.new_rows) if self.new_rows else np.zeros((0, self.embedder.dim), np.float16)
         self.new_ids = [self.new_ids[i] for i in keep]
+        self.new_set = set(self.new_ids)
         self.new_rows = [matrix[keep]]
 
     def _flush(self) -> None:
@@ -141,10 +144,11 @@ class ShardVectorWriter:
             if not isinstance(value, str):
                 matrix[i] = value
         self.pending = {}
-        replaced = set(urls) & set(self.new_ids)
+        replaced = self.new_set.intersection(urls)
         if replaced:
             self._restack([i for i, u in enumerate(self.new_ids) if u not in replaced])
         self.new_ids.extend(urls)
+        self.new_set.update(urls)
         self.new_rows.append(matrix)
 
     def result(self) -> ShardVectors:

@@ -3,7 +3,8 @@
 ``lang.extraction.policy`` lists the sources in order: ``detect`` reads what the
 page declares (the ``Content-Language`` header, ``<html lang>`` / ``dc.language``
 meta when the parser kept them), ``identify`` runs py3langid on the first
-``lang.analyze.max.length`` characters of title and text.  With
+``lang.analyze.max.length`` characters of title and text (its classification computed
+with NumPy, the same results: :mod:`~gossamer.plugins.builtin.langid_cache`).  With
 ``lang.identification.only.certain`` an identification below
 :data:`CERTAIN_PROBABILITY` gives ``unknown``.  ``lang.index.languages``, when
 set, keeps every other language out of the index.
@@ -12,25 +13,18 @@ set, keeps every other language out of the index.
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Any
-
-from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
 from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_more import header
+from gossamer.plugins.builtin.langid_cache import language_classifier
 from gossamer.plugins.registry import PluginInfo
 
 CERTAIN_PROBABILITY = 0.9
 UNKNOWN = "unknown"
 _CODE = re.compile(r"^[a-z]{2,3}")
 DECLARED_KEYS = ("lang", "language", "dc.language", "content-language")
-
-
-@cache
-def _identifier() -> LanguageIdentifier:
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def declared_language(content_meta: dict[str, str], parse_meta: dict[str, str]) -> str | None:
@@ -63,7 +57,7 @@ class LanguageIndexingFilter(IndexingFilter):
         sample = text[: self.max_length] if self.max_length > 0 else text
         if not sample.strip():
             return UNKNOWN
-        code, probability = _identifier().classify(sample)
+        code, probability = language_classifier()(sample)
         if self.only_certain and probability < CERTAIN_PROBABILITY:
             return UNKNOWN
         return str(code)
