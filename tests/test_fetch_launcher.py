@@ -129,3 +129,24 @@ def test_return_free_memory_changes_nothing_visible() -> None:
     kept = [bytes(1000) for _ in range(100)]
     return_free_memory()
     assert len(kept) == 100
+
+
+def test_a_cancelled_run_starts_nothing_more() -> None:
+    clock = FakeClock()
+    protocol = FakeProtocol(clock)
+
+    async def main() -> None:
+        run = asyncio.ensure_future(fetch_all(
+            items(*[f"http://h{i}.test/" for i in range(20)]), settings(fetcher_threads_fetch=2), ListSink(),
+            protocol=protocol, robots=AllowAll(), redirects=RedirectTargets.passthrough(), clock=clock))
+        while not protocol.starts:
+            await asyncio.sleep(0)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        started = len(protocol.starts)
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert len(protocol.starts) == started <= 2
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -86,8 +86,11 @@ class Launcher:
             raise self.failure
 
     async def cancel(self) -> None:
-        """Cancel the running items (the run is being torn down) and wait for them to end."""
-        self._cancel_timer()
+        """Cancel the running items (the run is being torn down) and wait for them to end.
+
+        Launches nothing more: a cancelled item that frees its slot does not start another.
+        """
+        self.finish()
         tasks = list(self.tasks)
         for task in tasks:
             task.cancel()
