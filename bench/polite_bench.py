@@ -22,11 +22,12 @@ N), in a fresh crawl directory:
 
 Memory: the step's peak (max of sampled tree RSS over all processes and single-process max RSS).
 Goals: 0 violations at every size; round-2 throughput >= 90 % of the limit at the smallest size
-(1,000 hosts: 200 pages/s; at 5,000 hosts the limit, 1,000 pages/s, is a CPU question on two
-cores and is reported only); memory flat as hosts grow: the largest size's peak at most
-``MEMORY_FLAT_RATIO`` x the smallest's (5x the hosts). ``--quick`` uses a 1 s delay so the smoke
-run takes about a minute instead of four (the crawl of a host takes ~42 x delay whatever the
-host count). At the end the many-hosts web is put back as it was before the benchmark.
+(1,000 hosts: 200 pages/s; issue 4) and >= 97 % at the largest (5,000 hosts: 1,000 pages/s, a CPU
+question on two cores; issue 22); memory flat as hosts grow: the largest size's peak at most
+``MEMORY_FLAT_RATIO`` x the smallest's (5x the hosts; issue 22: 1.3, issue 4 asked 1.5).
+``--quick`` uses a 1 s delay so the smoke run takes about a minute instead of four (the crawl of
+a host takes ~42 x delay whatever the host count). At the end the many-hosts web is put back as it
+was before the benchmark.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ DELAY, QUICK_DELAY = 5.0, 1.0
 ROUNDS: int = 3
 MAX_THREADS: int = 1_000
 GOAL_PCT_OF_LIMIT: float = 90.0
-MEMORY_FLAT_RATIO: float = 1.5
+GOAL_PCT_OF_LIMIT_LARGEST: float = 97.0
+MEMORY_FLAT_RATIO: float = 1.3
 COMPLETE_SHARE: float = 0.99
 """Share of the expected 200 pages (roots + allowed pages of hosts whose robots.txt answers) to reach."""
 
@@ -184,6 +186,12 @@ def _goals(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
                       "met": pct is not None and pct >= GOAL_PCT_OF_LIMIT})
     if len(sizes) >= 2:
         lo, hi = sizes[0], sizes[-1]
+        pct = hi["throughput"].get("pct_of_limit")
+        goals.append({"goal": f">= {GOAL_PCT_OF_LIMIT_LARGEST:g} % of the politeness limit ({hi['hosts']:,} hosts / "
+                              f"{hi['delay']:g} s) in round {hi['main_round']}",
+                      "value": pct, "rate": hi["throughput"].get("rate_middle"),
+                      "limit": hi["throughput"].get("limit"),
+                      "met": pct is not None and pct >= GOAL_PCT_OF_LIMIT_LARGEST})
         ratio = (round(hi["peak_rss_mb"] / lo["peak_rss_mb"], 3)
                  if hi.get("peak_rss_mb") and lo.get("peak_rss_mb") else None)
         goals.append({"goal": f"memory flat: peak at {hi['hosts']:,} hosts <= {MEMORY_FLAT_RATIO:g}x "
@@ -227,6 +235,8 @@ def _run_in(work: Path, sizes: tuple[int, ...], delay: float, opts: BenchOptions
         step["pages"] = s["phases"]["totals"]["pages"]
         if step.get("wall_s"):
             step["urls_per_s"] = round(step["pages"] / step["wall_s"], 1)
+        if step.get("cpu_s") and step["pages"]:
+            step["cpu_ms_per_page"] = round(step["cpu_s"] * 1000 / step["pages"], 2)  # all processes of the crawl
     result.update({
         "sizes": done,
         "steps": steps,

@@ -126,8 +126,8 @@ FETCH_PROPERTIES: tuple[Property, ...] = (
     Property("fetcher.min.crawl.delay", "${fetcher.server.delay}", "float",
              "Smallest robots Crawl-delay honoured; shorter ones are raised to it (s)"),
     Property("fetcher.queue.readahead", 10000, "int",
-             "Fetch-list items read ahead at least (max with threads x fetcher.queue.depth.multiplier): "
-             "how many hosts can be kept busy at once"),
+             "Fetch-list items read ahead at least, over all fetch processes (each reads its share; max "
+             "with its threads x fetcher.queue.depth.multiplier): how many hosts can be kept busy at once"),
     Property("fetcher.processes", 0, "int",
              "Fetch processes (each owns a share of the hosts); 0 = one per CPU core"),
     Property("fetcher.threads.fetch", 10, "int", "Fetcher threads (max parallel requests)"),

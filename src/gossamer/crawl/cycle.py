@@ -34,7 +34,7 @@ from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
-from gossamer.engine import table_lock
+from gossamer.engine import return_free_memory, table_lock
 from gossamer.store import CrawlLayout, Place, list_segments, live_version_dir, open_live, table_present
 
 DEFAULT_TOP_N = 50_000
@@ -153,6 +153,7 @@ def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
                                  GenerateOptions(top_n=options.top_n, num_fetchers=processes))
             listener.generated(generated)
             segments = generated.segments
+            return_free_memory()  # the driver waits while fetch processes work: hand generate's peak back
         if not segments:
             report.stopped = "nothing due"
             break
@@ -160,6 +161,7 @@ def _crawl_locked(crawl_dir: Place, settings: Settings, options: CrawlOptions,
             _fetch_and_parse(segment, settings, FetchOptions(options.threads, parse_inline, processes),
                              listener, report)
         listener.updated(updatedb(layout.crawldb, segments, settings))
+        return_free_memory()
         if settings.get_bool("webdb.update") and layout.root.is_local:
             from gossamer.webdb import build_webdb
 

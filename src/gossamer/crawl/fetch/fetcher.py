@@ -3,10 +3,12 @@
 One loop runs in one process (run one loop per partition group in separate
 processes; a host is only ever in one partition).  A feeder task streams the
 input into :class:`~gossamer.crawl.fetch.queues.FetchQueues`, keeping at most
-``fetcher.threads.fetch × fetcher.queue.depth.multiplier`` items queued;
-``fetcher.threads.fetch`` worker tasks take items from ready queues, check
-robots.txt, fetch through the protocol, map the outcome to Nutch's fetch status
-and hand a :class:`FetchResult` to the sink.  Items removed without a fetch
+max(``fetcher.threads.fetch × fetcher.queue.depth.multiplier``, ``fetcher.queue.readahead``)
+items queued; a :class:`~gossamer.crawl.fetch.launcher.Launcher` starts the next item of
+a queue the moment its delay has passed, at most ``fetcher.threads.fetch`` at once; each
+checks robots.txt, fetches through the protocol, maps the outcome to Nutch's fetch status
+and hands a :class:`FetchResult` to the sink.  A queue's delay runs from the moment its
+response was complete, not from when the page was parsed and stored.  Items removed without a fetch
 (blocked queue, time limit …) go to ``sink.dropped`` and, as in Nutch, get no
 crawl_fetch record.  The status mapping and redirect rules are in ``docs/fetching.md``.
 """
@@ -33,6 +35,7 @@ from gossamer.core import (
     retry_after_seconds,
     status_name,
 )
+from gossamer.crawl.fetch.launcher import Launcher
 from gossamer.crawl.fetch.loop_helpers import (
     STATUS_MAP,
     FetchRobots,
@@ -73,7 +76,9 @@ class _Run:
         self.store_rs = settings.get_bool("http.store.responsetime")
         self.summary = FetchSummary(started=clock())
         self.deadline = deadline
-        self.cond = asyncio.Condition()
+        self.refill = max(1, min(64, self.buffer // 4))  # the feeder wakes when this many items fit
+        self.room = asyncio.Event()
+        self.launcher = Launcher(self.queues, self.threads, clock, self.work, self.check)
         self.feeding = True
         self.stopping = ""
 
@@ -93,10 +98,24 @@ class _Run:
             self.stopping = reason
             self.summary.stopped = detail
         self.drop_all(self.queues.empty_all(detail), reason)
+        self.room.set()
 
-    async def notify(self) -> None:
-        async with self.cond:
-            self.cond.notify_all()
+    def check(self, now: float) -> float | None:
+        """The launcher's rules (see :class:`Launcher`): time limit, refill, end of the run; next deadline."""
+        queues = self.queues
+        if self.deadline is not None and now >= self.deadline and queues.queued:
+            self.stop("timelimit", "fetcher.timelimit reached")
+        if not self.feeding and queues.in_progress == 0 and queues.queued and queues.only_deferred():
+            # Nothing left but hosts whose robots.txt is temporarily unavailable: waiting out
+            # their deferrals would idle the whole run; their URLs stay due for the next round.
+            self.drop_all(queues.empty_all("robots.txt unavailable (5xx/429); nothing else to "
+                                           "fetch, so not waiting for a retry"), "robots deferred")
+        if not self.feeding and queues.in_progress == 0 and queues.queued == 0:
+            self.launcher.finish()
+            return None
+        if queues.queued <= self.buffer - self.refill:
+            self.room.set()
+        return self.deadline if self.deadline is not None and queues.queued else None
 
     # --- feeder and workers ------------------------------------------------------------------
 
@@ -113,9 +132,9 @@ class _Run:
         try:
             iterator = items.__aiter__() if isinstance(items, AsyncIterable) else _aiter(items)
             async for url, datum in iterator:
-                async with self.cond:
-                    while self.queues.queued >= self.buffer and not self.stopping:
-                        await self.cond.wait()
+                while self.queues.queued >= self.buffer and not self.stopping:
+                    self.room.clear()
+                    await self.room.wait()
                 if self.stopping:
                     self.drop((url, datum), self.stopping, self.summary.stopped)
                     continue
@@ -126,7 +145,7 @@ class _Run:
                 await self.enqueue(url, datum)
         finally:
             self.feeding = False
-            await self.notify()
+            self.launcher.pump()
 
     async def enqueue(self, url: str, datum: CrawlDatum, redirects: int = 0, chain: tuple[str, ...] = (),
                       front: bool = False) -> bool:
@@ -144,79 +163,49 @@ class _Run:
         if blocked:
             self.drop((url, datum), "queue blocked", blocked)
             return False
-        await self.notify()
+        self.launcher.pump()
         return True
 
-    async def next_item(self) -> FetchItem | None:
-        async with self.cond:
-            while True:
-                now = self.clock()
-                item = self.queues.acquire(now)
-                if item is not None:
-                    self.cond.notify_all()  # the feeder may refill
-                    return item
-                if not self.feeding and self.queues.queued == 0 and self.queues.in_progress == 0:
-                    self.cond.notify_all()
-                    return None
-                if not self.feeding and self.queues.in_progress == 0 and self.queues.only_deferred():
-                    # Nothing left but hosts whose robots.txt is temporarily unavailable: waiting out
-                    # their deferrals would idle the whole run; their URLs stay due for the next round.
-                    self.drop_all(self.queues.empty_all("robots.txt unavailable (5xx/429); nothing else to "
-                                                        "fetch, so not waiting for a retry"), "robots deferred")
-                    continue
-                ready = self.queues.next_ready()
-                timeout = None if ready is None else max(0.0, ready - now)
-                if self.deadline is not None:
-                    timeout = max(0.0, self.deadline - now) if timeout is None else \
-                        min(timeout, max(0.0, self.deadline - now))
-                try:
-                    await asyncio.wait_for(self.cond.wait(), timeout)
-                except TimeoutError:
-                    pass
-                if self.deadline is not None and self.clock() >= self.deadline and self.queues.queued:
-                    self.stop("timelimit", "fetcher.timelimit reached")
-
-    async def work(self) -> None:
-        while True:
-            item = await self.next_item()
-            if item is None:
-                return
-            after: list[Callable[[], None]] = []
-            asap = False
-            try:
-                asap = await self.process(item, after)
-            except Exception as exc:  # noqa: BLE001 - an escaping error is FAILED → fetch_retry, as in Nutch
-                status = ProtocolStatus(ProtocolStatusCode.FAILED, (f"{type(exc).__name__}: {exc}",))
-                self.emit(item, status, ProtocolOutput(status))
-            finally:
-                self.queues.finish(item, self.clock(), asap)
-                for action in after:
-                    action()
-                await self.notify()
+    async def work(self, item: FetchItem) -> None:
+        """Fetch one item (the launcher's coroutine); its queue's delay runs from the end of its response."""
+        after: list[Callable[[], None]] = []
+        ended: float | None = self.clock()
+        try:
+            ended = await self.process(item, after)
+        except Exception as exc:  # noqa: BLE001 - an escaping error is FAILED → fetch_retry, as in Nutch
+            ended = self.clock()
+            status = ProtocolStatus(ProtocolStatusCode.FAILED, (f"{type(exc).__name__}: {exc}",))
+            self.emit(item, status, ProtocolOutput(status))
+        finally:
+            self.queues.finish(item, self.clock() if ended is None else ended, ended is None)
+            for action in after:
+                action()
+            self.launcher.done()
 
     # --- one item ----------------------------------------------------------------------------
 
-    async def process(self, item: FetchItem, after: list[Callable[[], None]]) -> bool:
-        """Robots, fetch, map, emit; returns True when the queue may go on at once (no request made)."""
+    async def process(self, item: FetchItem, after: list[Callable[[], None]]) -> float | None:
+        """Robots, fetch, map, emit; returns when the last request to the host ended (None: no request made)."""
         rules, fetched = await self.robots.rules(item.url)
         decision = rules.check(item.url)
         if not decision.allowed and decision.defer:
             return self.defer(item, rules, after)
         if not decision.allowed:
             self.emit_robots_denied(item, decision.reason)
-            return not fetched
+            return self.clock() if fetched else None
         skip, delay, reason = effective_delay(rules, self.settings)
         if skip:
             self.emit_robots_denied(item, reason)
-            return not fetched
+            return self.clock() if fetched else None
         if self.sharers > 1 and rules.crawl_delay:
             delay *= self.sharers  # the host's Crawl-delay holds for all the loops that share it
         self.queues.set_delay(item.queue_id, delay)
         if fetched and not item.waited:  # robots.txt was a request to this host too: the page waits its turn
             item.waited = True
             self.queues.add(item, front=True)
-            return False
+            return self.clock()
         output = await self.protocol.fetch(item.url, item.datum)
+        ended = self.clock()  # the response is complete: the delay runs from here, not from after parsing
         status = output.status
         if status.code == ProtocolStatusCode.EXCEPTION:
             after.append(lambda: self.drop_all(self.queues.record_exception(item.queue_id), "queue blocked"))
@@ -225,20 +214,20 @@ class _Run:
         if status.code in (ProtocolStatusCode.MOVED, ProtocolStatusCode.TEMP_MOVED) and status.args:
             linked = await self.redirect(item, status.args[0], status.code == ProtocolStatusCode.TEMP_MOVED)
         self.emit(item, status, output, linked)
-        return False
+        return ended
 
-    def defer(self, item: FetchItem, rules: RobotRules, after: list[Callable[[], None]]) -> bool:
+    def defer(self, item: FetchItem, rules: RobotRules, after: list[Callable[[], None]]) -> float:
         queue = self.queues.queues[item.queue_id]
         queue.robots_deferrals += 1
         if queue.robots_deferrals > self.policy.defer_retries:
             detail = f"{rules.note}; deferred {queue.robots_deferrals - 1} times"
             self.drop(item, "robots deferred", detail)
             self.drop_all(self.queues.block(item.queue_id, detail), "robots deferred")
-            return False
+            return self.clock()
         self.queues.add(item, front=True)
         when = self.clock() + self.policy.defer_delay
         after.append(lambda: self.queues.delay_until(item.queue_id, when))
-        return False
+        return self.clock()
 
     def retry_after(self, item: FetchItem, output: ProtocolOutput, after: list[Callable[[], None]]) -> None:
         exchange = output.exchange
@@ -332,10 +321,9 @@ class _Run:
                 rate = (self.summary.results - last_pages) / max(now - last_time, 1e-9)
                 strikes = strikes + 1 if rate < threshold else 0
                 if strikes >= retries:
-                    async with self.cond:
-                        self.stop("throughput", f"throughput {rate:.2f} pages/s below "
-                                                f"fetcher.throughput.threshold.pages={threshold}")
-                        self.cond.notify_all()
+                    self.stop("throughput", f"throughput {rate:.2f} pages/s below "
+                                            f"fetcher.throughput.threshold.pages={threshold}")
+                    self.launcher.pump()
             last_pages, last_time = self.summary.results, now
 
 
@@ -398,13 +386,13 @@ async def fetch_all(
         max(1, settings.get_int("fetcher.throughput.threshold.retries")), monitor_interval))
     if recent:
         await run.hold_recent(recent)
-    tasks = [asyncio.create_task(run.feed(items)), *(asyncio.create_task(run.work()) for _ in range(run.threads))]
+    run.launcher.watch(asyncio.create_task(run.feed(items)))
     try:
-        await asyncio.gather(*tasks)
+        await run.launcher.wait()
     finally:
-        for task in (*tasks, monitor):
-            task.cancel()
-        await asyncio.gather(*tasks, monitor, return_exceptions=True)
+        monitor.cancel()
+        await run.launcher.cancel()
+        await asyncio.gather(monitor, return_exceptions=True)
         if own_protocol:
             await protocol.close()
         if own_robots:

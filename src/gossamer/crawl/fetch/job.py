@@ -260,10 +260,12 @@ def fetch_share(task: ShareTask, index: int, reporter: TaskReporter) -> FetchRep
     output = ShareOutput(segment, STAGING, settings)
     shared = shared_hosts(settings, processes)
     owns = share_of(settings, processes, index, task.shares, shared)
-    # engine.memory.budget.mb is the job's: each task's sorted-part writers get their share of it
+    # engine.memory.budget.mb and fetcher.queue.readahead are the job's: each task gets its share
+    # (its hosts are a share of the fetch list's, so it needs that share of the read-ahead to keep them busy)
     values: list[tuple[str, object]] = [
         ("fetcher.threads.fetch", task.threads),
-        ("engine.memory.budget.mb", max(16, settings.get_int("engine.memory.budget.mb") // processes))]
+        ("engine.memory.budget.mb", max(16, settings.get_int("engine.memory.budget.mb") // processes)),
+        ("fetcher.queue.readahead", max(1, -(-settings.get_int("fetcher.queue.readahead") // processes)))]
     if shared:
         values.append(("fetcher.threads.per.queue", settings.get_int("fetcher.threads.per.queue") // processes))
     per_process = settings.with_values(values, "fetch job (share of one process)")
