@@ -9,7 +9,8 @@ N), in a fresh crawl directory:
 2. ``crawl_<hosts>``: ``gossamer crawl seeds -d <work>/crawl-<hosts> -r 3 -topN max(50000, 50 x hosts)
    -threads T`` with Nutch's default politeness — ``fetcher.server.delay=5`` (``--quick``: 1 s, see
    below), one connection per host (``fetcher.threads.per.queue=1``), robots.txt obeyed — and
-   ``fetcher.queue.readahead`` = max(10,000, 10 x hosts); T = min(hosts, 1,000) (the needed
+   ``fetcher.queue.readahead`` = max(10,000, 20 x hosts) — the job's total since issue 22, 20 items per
+   host, as the earlier 10 x hosts per fetch process gave with two processes; T = min(hosts, 1,000) (the needed
    concurrency is rate x latency, far below the host count). Round 1 fetches the roots (after each
    host's robots.txt), round 2 the 40 pages per host, round 3 the few dead links found in round 2;
 3. ``many-check.py --delay D --since <crawl start> --until <crawl end>`` on nginx's access log:
@@ -70,7 +71,7 @@ def crawl_settings(hosts: int, delay: float) -> dict[str, Any]:
         "http.agent.name": AGENT_NAME,
         "fetcher.server.delay": delay,
         "fetcher.threads.per.queue": 1,
-        "fetcher.queue.readahead": max(10_000, 10 * hosts),
+        "fetcher.queue.readahead": max(10_000, 20 * hosts),
         "http.filter.ipaddress.include": "loopback",
     }
 
