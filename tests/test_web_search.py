@@ -194,10 +194,8 @@ def test_json_api(site: tuple[str, str]) -> None:
     assert answer.status == 200 and answer.headers["content-type"] == "application/json"
     data = answer.json()
     assert data["total"] == 6 and len(data["hits"]) == 3 and data["partial"] is False
-    urls = [h["url"] for h in data["hits"]]
-    assert origin + "/tea5.html" in urls and origin + "/tea1.html" not in urls  # the most oolong beats the least
-    hit = data["hits"][urls.index(origin + "/tea5.html")]
-    assert hit["highlights"] and "warc" in hit["fields"]
+    hit = data["hits"][0]
+    assert hit["url"] == origin + "/tea5.html" and hit["highlights"] and "warc" in hit["fields"]
     bad = fetch(base, "/api/search?q=%22oolong")
     assert bad.status == 400 and "unterminated quote" in bad.json()["error"]
     assert fetch(base, "/api/search?q=x&n=abc").status == 400
