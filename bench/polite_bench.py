@@ -169,6 +169,15 @@ def _check_size(run: StepRunner, facts: dict[str, Any], ok: bool) -> None:
               f"{success:,} pages fetched with status 200; a complete crawl has {want:,}")
 
 
+
+def _rate_goal(size: dict[str, Any], goal_pct: float) -> dict[str, Any]:
+    """The goal "round N of this size ran at >= ``goal_pct`` % of the politeness limit"."""
+    pct = size["throughput"].get("pct_of_limit")
+    return {"goal": f">= {goal_pct:g} % of the politeness limit ({size['hosts']:,} hosts / "
+                    f"{size['delay']:g} s) in round {size['main_round']}",
+            "value": pct, "rate": size["throughput"].get("rate_middle"), "limit": size["throughput"].get("limit"),
+            "met": pct is not None and pct >= goal_pct}
+
 def _goals(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     goals: list[dict[str, Any]] = []
     for s in sizes:
@@ -178,21 +187,10 @@ def _goals(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
                       "spacing": whole.get("spacing_violations"), "robots": whole.get("robots_violations"),
                       "met": v == 0})
     if sizes:
-        first = sizes[0]
-        pct = first["throughput"].get("pct_of_limit")
-        goals.append({"goal": f">= {GOAL_PCT_OF_LIMIT:g} % of the politeness limit ({first['hosts']:,} hosts / "
-                              f"{first['delay']:g} s) in round {first['main_round']}",
-                      "value": pct, "rate": first["throughput"].get("rate_middle"),
-                      "limit": first["throughput"].get("limit"),
-                      "met": pct is not None and pct >= GOAL_PCT_OF_LIMIT})
+        goals.append(_rate_goal(sizes[0], GOAL_PCT_OF_LIMIT))
     if len(sizes) >= 2:
         lo, hi = sizes[0], sizes[-1]
-        pct = hi["throughput"].get("pct_of_limit")
-        goals.append({"goal": f">= {GOAL_PCT_OF_LIMIT_LARGEST:g} % of the politeness limit ({hi['hosts']:,} hosts / "
-                              f"{hi['delay']:g} s) in round {hi['main_round']}",
-                      "value": pct, "rate": hi["throughput"].get("rate_middle"),
-                      "limit": hi["throughput"].get("limit"),
-                      "met": pct is not None and pct >= GOAL_PCT_OF_LIMIT_LARGEST})
+        goals.append(_rate_goal(hi, GOAL_PCT_OF_LIMIT_LARGEST))
         ratio = (round(hi["peak_rss_mb"] / lo["peak_rss_mb"], 3)
                  if hi.get("peak_rss_mb") and lo.get("peak_rss_mb") else None)
         goals.append({"goal": f"memory flat: peak at {hi['hosts']:,} hosts <= {MEMORY_FLAT_RATIO:g}x "
