@@ -58,6 +58,13 @@ FETCH_PROPERTIES: tuple[Property, ...] = (
     Property("http.timeout.headers", 30000, "int",
              "The status line and every header must arrive within this time of the request (ms); a server "
              "that drips them is cut off; <=0 = only http.timeout per read", nutch=False),
+    Property("http.keepalive.timeout", 60.0, "float",
+             "Seconds an idle connection stays open for the next request to its host: a polite crawl "
+             "requests a host every fetcher.server.delay (or Crawl-delay) seconds, later on a busy machine "
+             "(at most fetcher.threads.per.queue idle connections per host)", nutch=False),
+    Property("http.dns.cache.seconds", 300.0, "float",
+             "Seconds a fetch process reuses a host name's addresses (the SSRF guard checks them on every "
+             "use); 0 = resolve for every new connection", nutch=False),
     Property("http.partial.truncated", False, "bool",
              "Keep partially downloaded content as truncated instead of failing the fetch"),
     Property("http.tls.certificates.check", False, "bool",

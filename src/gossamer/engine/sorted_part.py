@@ -8,12 +8,21 @@ runs (the engine's vectorized k-way merge) into the part through a
 :class:`~gossamer.store.table.PartWriter`.  Nothing is visible under the part's
 name before ``close`` finishes: the merge writes ``<part>.tmp`` and renames it.
 Rows with equal keys keep their arrival order.
+
+With ``spill_in_thread`` a full buffer is sorted and written by a thread of the writer's own
+while the caller goes on (Arrow's sort and IPC writer release the GIL): a fetch process's event
+loop kept starting requests meanwhile instead of stopping for the 1–2 s a 64 MB spill takes on a
+busy machine.  The hand-off is bounded: one run at a time is being written, and the buffer
+spills at half of ``memory_bytes``, so the buffer being filled, the one being written and its
+sorted copy stay within ``memory_bytes`` plus half (a synchronous spill holds the full buffer
+and its sorted copy: twice ``memory_bytes``).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -38,15 +47,21 @@ class SortedPartWriter:
     removed on close or :meth:`abort`).  ``row_group_rows`` and ``compression`` are
     passed to the part writer; with wide rows a row group gets fewer rows, so that it
     stays near 32 MB.  Memory stays bounded however many runs there are: a run's
-    batches are ~1 MB and the merge holds one per run.  Not thread-safe.
+    batches are ~1 MB and the merge holds one per run.  ``spill_in_thread`` spills in a
+    background thread (module docstring); an error there is raised by the next :meth:`add`
+    or by :meth:`close`.  Not thread-safe: one caller thread.
     """
 
     def __init__(self, path: Path, schema: pa.Schema, key: str = "url", memory_bytes: int = 64 << 20,
-                 row_group_rows: int = 10_000, compression: str = "zstd") -> None:
+                 row_group_rows: int = 10_000, compression: str = "zstd", spill_in_thread: bool = False) -> None:
         self.path = Path(path)
         self.schema = schema
         self.key = key
         self.memory_bytes = max(1 << 20, memory_bytes)
+        self.spill_bytes = self.memory_bytes // 2 if spill_in_thread else self.memory_bytes
+        """The buffer spills when it holds this much."""
+        self._executor = ThreadPoolExecutor(1, "sorted-part-spill") if spill_in_thread else None
+        self._spilling: Future[None] | None = None
         self.row_group_rows = row_group_rows
         self.compression = compression
         self.rows = 0
@@ -71,7 +86,7 @@ class SortedPartWriter:
         for piece in table.to_batches():
             self._buffer.append(piece)
             self._buffered_bytes += piece.nbytes
-        if self._buffered_bytes >= self.memory_bytes:
+        if self._buffered_bytes >= self.spill_bytes:
             self._spill()
 
     def _sorted_buffer(self) -> pa.Table:
@@ -80,10 +95,28 @@ class SortedPartWriter:
         return sort_table(table, self.key)
 
     def _spill(self) -> None:
+        """Sort the buffer and write it as the next run: here, or handed to the spill thread."""
         self._run_dir.mkdir(parents=True, exist_ok=True)
         path = self._run_dir / f"run-{len(self._runs):05d}.arrow"
-        write_run(path, self._sorted_buffer(), self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS))
+        batch_rows = self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS)
+        if self._executor is None:
+            write_run(path, self._sorted_buffer(), batch_rows)
+        else:
+            self._wait_spill()  # the bound: one run in the making at a time
+            table = pa.Table.from_batches(self._buffer, schema=self._internal)
+            self._buffer, self._buffered_bytes = [], 0
+            self._spilling = self._executor.submit(_sort_and_write, path, table, self.key, batch_rows)
         self._runs.append(path)
+
+    def _wait_spill(self) -> None:
+        """Until the run being written is on disk; raises what went wrong writing it."""
+        spilling, self._spilling = self._spilling, None
+        if spilling is not None:
+            spilling.result()
+
+    def _stop_thread(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
 
     def _rows_for(self, target_bytes: int, most: int) -> int:
         """Rows that make about ``target_bytes`` at the average row size so far (16 … ``most``)."""
@@ -94,6 +127,11 @@ class SortedPartWriter:
         """Write the sorted part (possibly empty) and return its row count."""
         tmp = self.path.with_name(self.path.name + ".tmp")
         group_rows = self._rows_for(_CHUNK_BYTES, self.row_group_rows)
+        try:
+            self._wait_spill()
+        except BaseException:
+            self.abort()
+            raise
         writer = PartWriter(tmp, self.schema, group_rows, self.compression)
         try:
             if not self._runs:
@@ -101,6 +139,7 @@ class SortedPartWriter:
             else:
                 if self._buffer:
                     self._spill()
+                    self._wait_spill()
                 chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key, group_rows)
             for chunk in chunks:
                 for batch in chunk.select(self.schema.names).to_batches(max_chunksize=group_rows):
@@ -110,11 +149,21 @@ class SortedPartWriter:
             tmp.unlink(missing_ok=True)
             raise
         finally:
+            self._stop_thread()
             shutil.rmtree(self._run_dir, ignore_errors=True)
         os.replace(tmp, self.path)
         return self.rows
 
     def abort(self) -> None:
-        """Drop everything buffered and spilled."""
+        """Drop everything buffered and spilled (after the run being written, if any, is done)."""
         self._buffer, self._buffered_bytes = [], 0
+        spilling, self._spilling = self._spilling, None
+        if spilling is not None:
+            spilling.exception()  # waits; the error does not matter any more
+        self._stop_thread()
         shutil.rmtree(self._run_dir, ignore_errors=True)
+
+
+def _sort_and_write(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
+    """The spill thread's work: one sorted run file."""
+    write_run(path, sort_table(table, key), batch_rows)

@@ -5,6 +5,7 @@ keeps that cheap: datums are buffered as Python rows and turned into one Arrow
 batch every :data:`FLUSH_ROWS` results, exchanges go straight to the WARC
 writer (one gzip member per record), and inline parsing (``fetcher.parse``)
 hands each successful page to the :class:`~gossamer.crawl.parse.PageParser`.
+The part writers sort and spill full buffers in threads of their own, off the event loop.
 Everything is written under a local directory (``<staging>/crawl_fetch/``,
 ``<staging>/content/``, the parse tables): the segment's staging directory, or a
 scratch directory uploaded when the part is done for a segment on another
@@ -66,7 +67,7 @@ class SegmentSink:
             staging / CRAWL_FETCH / part_name(part), CRAWLDB_SCHEMA,
             memory_bytes=part_memory_bytes(settings, writers),
             row_group_rows=settings.get_int("store.row.group.rows"),
-            compression=settings.get_str("store.compression"))
+            compression=settings.get_str("store.compression"), spill_in_thread=True)
         self.plain_writers: dict[str, SortedPartWriter] = {CRAWL_FETCH: fetch_rows}
         self.journal = journal
         self.fetch_rows = fetch_rows if journal is None else journal.tee(CRAWL_FETCH, fetch_rows)

@@ -2,7 +2,8 @@
 
 :class:`ParseOutputs` writes part ``k`` of parse_data, parse_text and crawl_parse
 under ``<staging>/<table>/`` with :class:`~gossamer.engine.sorted_part.SortedPartWriter`
-(rows arrive in any order; each part is sorted by URL on close, in bounded memory).
+(rows arrive in any order; each part is sorted by URL on close, in bounded memory; full buffers
+are sorted and spilled by a thread of each writer, so a fetch loop parsing inline goes on meanwhile).
 Pages are buffered as Python rows and converted to Arrow every :data:`FLUSH_PAGES`
 pages.  :func:`finish_parse_tables` fills in parts nobody wrote, describes each
 table (``_table.json``, ``_SUCCESS``) and renames the three tables into the segment,
@@ -67,7 +68,8 @@ class ParseOutputs:
             directory = self.staging_dir / table
             directory.mkdir(parents=True, exist_ok=True)
             writer = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
-                                      row_group_rows=row_group_rows(settings, table), compression=compression)
+                                      row_group_rows=row_group_rows(settings, table), compression=compression,
+                                      spill_in_thread=True)
             self.plain_writers[table] = writer
             self.writers[table] = writer if tee is None else tee(table, writer)
         name = self.staging_dir.resolve().parent.name if segment_name is None else segment_name

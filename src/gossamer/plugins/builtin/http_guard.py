@@ -26,6 +26,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
 from gossamer.core import AddressPolicy
+from gossamer.plugins.builtin.http_dns_cache import CachingResolver
 
 REFUSED_PREFIX = "address refused: "
 """How every refusal message starts (ProtocolStatus args, robots.txt errors)."""
@@ -80,12 +81,17 @@ class GuardedResolver(AbstractResolver):
 
 
 class HttpGuard:
-    """The guard of one HttpProtocol: its policy, its resolver and the checks before a request."""
+    """The guard of one HttpProtocol: its policy, its resolver and the checks before a request.
 
-    def __init__(self, policy: AddressPolicy, proxy_host: str | None = None) -> None:
-        self.policy, self.proxy_host = policy, proxy_host
+    The resolver asks aiohttp's default resolver through a per-process cache that keeps each
+    answer ``dns_ttl`` seconds (:mod:`~gossamer.plugins.builtin.http_dns_cache`); the policy is
+    applied to every answer, cached or not.
+    """
+
+    def __init__(self, policy: AddressPolicy, proxy_host: str | None = None, dns_ttl: float = 300.0) -> None:
+        self.policy, self.proxy_host, self.dns_ttl = policy, proxy_host, dns_ttl
         exempt = frozenset({proxy_host.lower()}) if proxy_host else frozenset()
-        self.resolver = GuardedResolver(policy, exempt)
+        self.resolver = GuardedResolver(policy, exempt, inner=lambda: CachingResolver(DefaultResolver(), dns_ttl))
 
     async def refusal_for(self, url: str) -> str | None:
         """Why a request for ``url`` may not be made (IP-literal host, or any host behind a proxy)."""

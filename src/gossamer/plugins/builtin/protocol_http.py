@@ -14,6 +14,9 @@ on (a body still arriving then is kept as truncated, reason ``time``).  Redirect
 followed here.
 Every request passes the SSRF guard (:mod:`.http_guard`): a refused address gives
 ACCESS_DENIED with the reason ``address refused: …``, and no connection is made.
+Connections: an idle one stays open ``http.keepalive.timeout`` seconds for the host's next
+request (one per host at a time in a polite crawl, so at most one idle connection per host),
+and a host name is resolved once per ``http.dns.cache.seconds`` (:mod:`.http_dns_cache`).
 """
 
 from __future__ import annotations
@@ -109,7 +112,9 @@ class HttpProtocol(Protocol):
         self.version = aiohttp.HttpVersion11 if settings.get_bool("http.useHttp11") else aiohttp.HttpVersion10
         proxy_host = settings.get_str("http.proxy.host").strip()
         self.proxy = f"http://{proxy_host}:{settings.get_int('http.proxy.port')}" if proxy_host else None
-        self.guard = HttpGuard(AddressPolicy.from_settings(settings), proxy_host or None)
+        self.guard = HttpGuard(AddressPolicy.from_settings(settings), proxy_host or None,
+                               settings.get_float("http.dns.cache.seconds"))
+        self.keepalive = settings.get_float("http.keepalive.timeout")
         self.headers: dict[str, str] = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate, br"}
         for header, prop in (("Accept", "http.accept"), ("Accept-Language", "http.accept.language"),
                              ("Accept-Charset", "http.accept.charset")):
@@ -120,8 +125,10 @@ class HttpProtocol(Protocol):
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=0, ssl=None if self.verify_tls else False, ttl_dns_cache=300,
-                                             resolver=self.guard.resolver)
+            # the guard's resolver caches answers (http.dns.cache.seconds): aiohttp's own cache of
+            # 1,000 names would make a process fetching from more hosts resolve on every new connection
+            connector = aiohttp.TCPConnector(limit=0, ssl=None if self.verify_tls else False, use_dns_cache=False,
+                                             resolver=self.guard.resolver, keepalive_timeout=self.keepalive)
             self._session = aiohttp.ClientSession(
                 connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
                 timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout),
