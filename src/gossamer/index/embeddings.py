@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,15 +58,18 @@ class Embedder:
 
 def _tokenlearn() -> Embedder:
     try:
-        from static_model import get_embeddings
+        import static_model
+        from static_model import ensure_model_ready, get_embeddings
     except ImportError as exc:
         raise EmbeddingError("search.semantic.model=tokenlearn-static-64 needs the package "
                              "tokenlearn-static-model (pip install 'tokenlearn-static-model>=0.1.1,<0.2')") from exc
+    from gossamer.index.static_tokens import encoder
 
-    def encode(texts: list[str]) -> Any:
+    def package(texts: list[str]) -> Any:
         return get_embeddings(texts) if texts else []
 
-    return Embedder(DEFAULT_MODEL, 64, encode)
+    return Embedder(DEFAULT_MODEL, 64, encoder(ensure_model_ready(Path(static_model.__file__).parent / "model"),
+                                               package))
 
 
 MODELS: dict[str, Callable[[], Embedder]] = {DEFAULT_MODEL: _tokenlearn}
