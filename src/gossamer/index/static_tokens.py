@@ -93,16 +93,12 @@ class StaticTokens:
         spec = orjson.loads((model_dir / "tokenizer.json").read_bytes())
         model = spec["model"]
         vocab = model["vocab"]
+        self.scores: dict[str, float] = dict(vocab)  # a piece listed twice keeps its last entry, as in the package
         self.ids: dict[str, int] = {piece: i for i, (piece, _) in enumerate(vocab)}
-        self.scores: dict[str, float] = {piece: score for piece, score in vocab}
-        self.longest: dict[str, int] = {}
+        self.longest: dict[str, int] = {piece[:PREFIX]: len(piece) for piece in sorted(self.scores, key=len)}
         """The longest piece starting with each :data:`PREFIX`-character prefix (shorter pieces are all tried)."""
-        for piece, _ in vocab:
-            key = piece[:PREFIX]
-            if len(piece) > self.longest.get(key, 0):
-                self.longest[key] = len(piece)
         self.unk_id: int = model["unk_id"]
-        self.unk_score = min(score for _, score in vocab) - UNK_PENALTY
+        self.unk_score = min(self.scores.values()) - UNK_PENALTY
         self.charmap = _CharMap(base64.b64decode(spec["normalizer"]["precompiled_charsmap"]))
         tensors = _safetensors(model_dir / "model.safetensors")
         self.mapping = tensors["mapping"].astype(np.int64)
@@ -110,7 +106,7 @@ class StaticTokens:
         self.rows = tensors["embeddings"]
         self.dim = int(self.rows.shape[1])
         self.words: dict[str, tuple[int, ...]] = {}
-        """Word -> its token ids; ``()`` for a word this class leaves to the package."""
+        """Word (normalized) -> its token ids."""
         self.chars: dict[str, str | bool | None] = {}
         """Character -> its rewrite (None: kept; False: a text holding it is left to the package)."""
         self.marks: set[str] = set()
