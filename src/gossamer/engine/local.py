@@ -106,7 +106,8 @@ class LocalEngine:
                     _ReduceTask(job, p, tuple(sorted(runs[p])), str(output_dir)) for p in range(job.parts)
                 ]
                 for counters, errors, part, rows in self._gather(
-                    pool, _run_reduce, reduce_tasks, budget, "reduce", [_reduce_size(t) for t in reduce_tasks]
+                    pool, _run_reduce, reduce_tasks, budget, "reduce",
+                    None if job.reduce_in_part_order else [_reduce_size(t) for t in reduce_tasks]
                 ):
                     result.absorb(counters, errors, budget.error_limit)
                     result.rows_per_part[part] = rows

@@ -6,8 +6,10 @@ page costs about a quarter of a millisecond on one core and a query a tenth of a
 millisecond.  The built-in model is ``tokenlearn-static-model`` (PyPI, MIT): a
 multilingual Unigram tokenizer (276k pieces) whose vectors are quantized to
 10,000 shared 64-dimensional int8 rows, with a per-token weight; 3.9 MB of
-weights and a 10 MB tokenizer inside the wheel, encoded by its own Rust core.
-Nothing is downloaded at run time.
+weights and a 10 MB tokenizer inside the wheel.  Its vectors are computed by
+:mod:`gossamer.index.static_tokens` (the same bits as the package's Rust core,
+token ids cached per distinct word), the package's encoder taking the texts that
+module leaves to it.  Nothing is downloaded at run time.
 
 Contract of :class:`Embedder`: ``embed(texts)`` returns a ``float32`` array of
 shape ``(len(texts), dim)`` whose rows have unit length, or are all zero when a
