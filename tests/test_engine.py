@@ -220,3 +220,24 @@ def test_sort_order_equals_the_three_key_sort(seed: int) -> None:
     expected = pc.sort_indices(table, sort_keys=sort_keys("url"))
     assert table.take(sort_order(table, "url")).equals(table.take(expected))
     assert in_tie_order(table) == (seed % 2 == 1 and seed % 3 != 0)
+
+
+@pytest.mark.parametrize("in_part_order", [False, True])
+def test_reduce_tasks_start_in_part_order_when_the_job_asks(tmp_path: Path, monkeypatch, in_part_order: bool) -> None:
+    from dataclasses import replace
+
+    from gossamer.engine import local
+
+    started: list[int] = []
+    run_reduce = local._run_reduce
+
+    def recording(task, settings, budget):  # type: ignore[no-untyped-def]
+        started.append(task.part)
+        return run_reduce(task, settings, budget)
+
+    monkeypatch.setattr(local, "_run_reduce", recording)
+    monkeypatch.setattr(local, "_reduce_size", lambda task: 10 * task.part)  # largest first: the last part first
+    expected = make_lines(tmp_path / "in.txt", 2_000, 5)
+    version, _ = run(replace(text_job(tmp_path / "in.txt", parts=6), reduce_in_part_order=in_part_order), tmp_path)
+    assert read_all(version) == expected
+    assert started == (list(range(6)) if in_part_order else list(reversed(range(6))))
