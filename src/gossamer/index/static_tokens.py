@@ -43,7 +43,7 @@ MAX_TOKENS = 512
 PREFIX = 3
 UNK_PENALTY = 10.0
 """An unknown character scores this much below the lowest piece (the Unigram model's rule)."""
-WORD_CACHE = 1_000_000
+WORD_CACHE = 300_000
 """Distinct words whose token ids are kept; the cache starts again beyond that (memory stays bounded)."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ADDED = ("<pad>", "<unk>")
