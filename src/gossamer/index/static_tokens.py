@@ -93,12 +93,14 @@ class StaticTokens:
         spec = orjson.loads((model_dir / "tokenizer.json").read_bytes())
         model = spec["model"]
         vocab = model["vocab"]
-        self.scores: dict[str, float] = dict(vocab)  # a piece listed twice keeps its last entry, as in the package
-        self.ids: dict[str, int] = {piece: i for i, (piece, _) in enumerate(vocab)}
-        self.longest: dict[str, int] = {piece[:PREFIX]: len(piece) for piece in sorted(self.scores, key=len)}
+        pieces = [piece for piece, _ in vocab]
+        self.ids: dict[str, int] = dict(zip(pieces, range(len(pieces)), strict=True))  # a piece listed twice: its last
+        self.score_of: list[float] = [score for _, score in vocab]
+        """Score of each piece id."""
+        self.longest: dict[str, int] = {piece[:PREFIX]: len(piece) for piece in sorted(self.ids, key=len)}
         """The longest piece starting with each :data:`PREFIX`-character prefix (shorter pieces are all tried)."""
         self.unk_id: int = model["unk_id"]
-        self.unk_score = min(self.scores.values()) - UNK_PENALTY
+        self.unk_score = min(self.score_of) - UNK_PENALTY
         self.charmap = _CharMap(base64.b64decode(spec["normalizer"]["precompiled_charsmap"]))
         tensors = _safetensors(model_dir / "model.safetensors")
         self.mapping = tensors["mapping"].astype(np.int64)
@@ -218,19 +220,20 @@ class StaticTokens:
         n = len(text)
         score = [0.0] + [float("-inf")] * n
         start = [0] * (n + 1)
-        scores = self.scores
+        piece_ids = self.ids
+        score_of = self.score_of
         longest = self.longest
         for i in range(n):
             base = score[i]
-            if text[i] not in scores:  # no piece of one character: the unknown token
+            if text[i] not in piece_ids:  # no piece of one character: the unknown token
                 total = base + self.unk_score
                 if total > score[i + 1]:
                     score[i + 1] = total
                     start[i + 1] = i
             for end in range(i + 1, min(n, i + longest.get(text[i:i + PREFIX], PREFIX - 1)) + 1):
-                piece = scores.get(text[i:end])
-                if piece is not None and base + piece > score[end]:
-                    score[end] = base + piece
+                piece = piece_ids.get(text[i:end])
+                if piece is not None and base + score_of[piece] > score[end]:
+                    score[end] = base + score_of[piece]
                     start[end] = i
         spans: list[tuple[int, int]] = []
         end = n
