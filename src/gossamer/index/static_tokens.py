@@ -41,6 +41,7 @@ import orjson
 MAX_TOKENS = 512
 """Tokens of a text that count (the package's ``max_length``)."""
 PREFIX = 3
+"""Characters of the prefixes by which the longest piece is looked up (to stop the search for pieces early)."""
 UNK_PENALTY = 10.0
 """An unknown character scores this much below the lowest piece (the Unigram model's rule)."""
 WORD_CACHE = 300_000
@@ -271,8 +272,6 @@ def _safetensors(path: Path) -> dict[str, np.ndarray]:
         out[name] = np.frombuffer(raw, types[spec["dtype"]], (last - first) // np.dtype(types[spec["dtype"]]).itemsize,
                                   8 + size + first).reshape(spec["shape"])
     return out
-
-
 
 
 def encoder(model_dir: Path, package: Callable[[list[str]], Any]) -> Callable[[list[str]], np.ndarray]:
