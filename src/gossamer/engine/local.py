@@ -38,7 +38,7 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.sort import write_run
-from gossamer.engine.task_pool import die_with_parent
+from gossamer.engine.task_workers import die_with_parent
 from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
 from gossamer.store import Place, as_place, part_name
 
