@@ -56,7 +56,7 @@ from gossamer.core.mime import (
     mime_type_map,
     most_specific_mime,
 )
-from gossamer.core.processes import page_work_gc, pid_alive
+from gossamer.core.processes import frozen_heap, page_work_gc, pid_alive
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
     Content,
@@ -167,6 +167,7 @@ __all__ = [
     "java_float",
     "load_settings",
     "now_millis",
+    "frozen_heap",
     "page_work_gc",
     "pid_alive",
     "retry_after_seconds",

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gossamer.core import Report, Settings
+from gossamer.core import Report, Settings, frozen_heap
 from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
@@ -124,9 +124,10 @@ def crawl(crawl_dir: Place, settings: Settings, options: CrawlOptions,
     Holds the crawl directory's lock (``<crawl_dir>/.locked``) throughout: a second
     ``crawl`` of the same directory waits ``store.lock.wait.seconds`` or fails with
     LockedError naming the holder.  The rounds' task processes (fetch, parse) are kept from
-    one round to the next (:func:`~gossamer.engine.reuse_task_processes`) and end with the crawl.
+    one round to the next (:func:`~gossamer.engine.reuse_task_processes`) and end with the crawl;
+    the objects alive at its start are left out of garbage collections (:func:`~gossamer.core.frozen_heap`).
     """
-    with table_lock(crawl_dir, settings), reuse_task_processes():
+    with table_lock(crawl_dir, settings), reuse_task_processes(), frozen_heap():
         return _crawl_locked(crawl_dir, settings, options, listener)
 
 

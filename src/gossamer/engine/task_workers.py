@@ -20,6 +20,7 @@ pool runs (another thread) gets a pool of its own.
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -83,10 +84,11 @@ def _worker_main(inbox: Any, messages: Any, parent_pid: int) -> None:
             outcome = (None, f"{type(exc).__name__}: {exc}")
         messages.put((RESULT, index, outcome))
         del item, function, call, outcome
-        if keep:
+        if keep:  # what is alive now (modules, plugins, caches) lives on: later collections skip it
             from gossamer.engine.memory import return_free_memory
 
             return_free_memory()
+            gc.freeze()
 
 
 @dataclass
