@@ -35,6 +35,7 @@ from gossamer.core.http import (
     agent_string,
     retry_after_seconds,
 )
+from gossamer.core.lazy import lazy_attributes
 from gossamer.core.metadata import (
     CRAWL_SCORE_KEY,
     DECODING_ERROR,
@@ -168,6 +169,7 @@ __all__ = [
     "load_settings",
     "now_millis",
     "frozen_heap",
+    "lazy_attributes",
     "page_work_gc",
     "pid_alive",
     "retry_after_seconds",
