@@ -76,10 +76,11 @@ def reduce_fan_in(
 
     Each pass merges the smallest runs, only as many as it takes (at most ``fan_in``): 33 runs
     with a fan-in of 32 (a part of a 10M-URL inject) become 32 by merging the 2 smallest, where
-    merging them in groups of 32 rewrote nearly all the data (a fifth of that job's CPU).  Merged runs are written beside their inputs, which are deleted as
-    soon as they are merged, so disk use stays at about one copy of the data.  Memory per pass
-    is about one batch per merged run.  The runs' order does not matter to the final merge
-    (rows are ordered by ``(key, _src, _seq)``).
+    merging them in groups of 32 rewrote nearly all the data (a fifth of that job's CPU).
+    Merged runs are written beside their inputs, which are deleted as soon as they are merged,
+    so disk use stays at about one copy of the data.  Memory per pass is about one batch per
+    merged run.  The runs' order does not matter to the final merge (rows are ordered by
+    ``(key, _src, _seq)``).
     """
     fan_in = max(2, fan_in)
     generation = 0
