@@ -146,7 +146,13 @@ def print_table(result: dict[str, Any]) -> None:
     for variant, m in result.get("metrics", {}).items():
         print(f"relevance {variant:<11} MRR@10 {_fmt(m.get('mrr@10'), '.3f')}  success@1 "
               f"{_fmt(m.get('success@1'), '.2f')}  success@10 {_fmt(m.get('success@10'), '.2f')} "
-              f"({m.get('queries')} queries)")
+              f"({m.get('queries')} queries)" + _kinds(m) + _kinds(m.get("target_only"), " target-only"))
+
+
+def _kinds(metrics: dict[str, Any] | None, label: str = "") -> str:
+    """`` | <label> navigational 0.978 topical 0.824``: MRR@10 per kind of query, if reported."""
+    kinds = (metrics or {}).get("by_kind") or {}
+    return (f" |{label} " + " ".join(f"{k} {_fmt(m.get('mrr@10'), '.3f')}" for k, m in kinds.items())) if kinds else ""
 
 
 def run_one(bench: Benchmark, opts: BenchOptions, results_dir: Path) -> tuple[dict[str, Any], Path]:

@@ -30,7 +30,10 @@ robots.txt answers HTTP 500, which Gossamer obeys as "disallow all" (RFC 9309): 
 
 Topical queries (issue 20): as many again, over the same reference pages, described in other words than
 the title by the rule of :mod:`bench.topical_queries`; ``kind`` tells them apart and every metric is
-also reported per kind and per host (source). The ``nutch_links`` variant inverts links with Nutch's
+also reported per kind and per host (source). A topical query also accepts its *equivalent pages* (rule 4
+there: the pages from which the same rule could have drawn the very same query, e.g. the 64 atomic
+intrinsics whose descriptions share "stabilized … passing … ordering"); each run's ``target_only`` figures
+count the target page alone. The ``nutch_links`` variant inverts links with Nutch's
 ``linkdb.ignore.internal.links=true``; the ``anchors_per_site_2`` run searches the ``anchors`` index with
 ``--per-site 2`` (batch mode groups by site only when asked, since issue 20).
 
@@ -173,14 +176,17 @@ def read_run(path: Path) -> dict[str, list[str]]:
     return {qid: [u for _, u in sorted(items)] for qid, items in ranked.items()}
 
 
-def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: int = DEPTH) -> dict[str, Any]:
+def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: int = DEPTH,
+             field: str = "accept") -> dict[str, Any]:
     """MRR@depth, success@1 and success@depth over all queries, per kind and per host (source); ranks per qid.
 
     Each source is one host (``python`` = python.web.test …); a query without a ``kind`` is navigational.
+    A query's acceptable URLs are its ``field`` (``target_accept``: the target page alone, without the
+    equivalent pages of a topical query), else its ``accept``.
     """
     ranks: dict[str, int | None] = {}
     for q in queries:
-        accept = set(q["accept"])
+        accept = set(q.get(field) or q["accept"])
         ranks[q["qid"]] = next((i for i, u in enumerate(run.get(q["qid"], [])[:depth], start=1) if u in accept), None)
     n = len(queries)
 
@@ -204,6 +210,13 @@ def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: in
             "by_kind": {k: {**summary([q["qid"] for q in items]), "by_host": by_host(items)}
                         for k, items in kinds.items()},
             "by_host": by_host(queries), "ranks": ranks, "n": n}
+
+
+def _summary(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The overall and per-kind figures of :func:`evaluate`'s answer, without hosts and ranks."""
+    figures = (f"mrr@{DEPTH}", "success@1", f"success@{DEPTH}", "queries")
+    return {**{k: metrics[k] for k in figures},
+            "by_kind": {kind: {k: m[k] for k in figures} for kind, m in metrics["by_kind"].items()}}
 
 
 def _indexed_checker(crawl: Path) -> Any:
@@ -373,10 +386,11 @@ def run(opts: BenchOptions) -> dict[str, Any]:
             run_.steps.get(variant, {}).pop("urls_per_s", None)
             if m is not None:
                 metrics[variant] = evaluate(queries, read_run(out))
+                metrics[variant]["target_only"] = _summary(evaluate(queries, read_run(out), field="target_accept"))
         result["files"] = {"topics": str(topics), "qrels": str(qrels),
                            "runs": {v: str(OUT_DIR / f"run-{v}.txt") for v in runs}}
         result["queries"] = [{"qid": q["qid"], "source": q["source"], "query": q["name"], "accept": q["accept"],
-                              "kind": q["kind"],
+                              "kind": q["kind"], "equivalents": q.get("equivalents", []),
                               "target_matches_query": matches.get(f"{q['url']}\t{q['name']}"),
                               **{f"rank_{v}": metrics[v]["ranks"].get(q["qid"]) for v in metrics}} for q in queries]
         for v in metrics:

@@ -141,6 +141,22 @@ def test_multi_pass_merge_keeps_everything_and_frees_disk(tmp_path: Path) -> Non
         assert keys == sorted(keys)
 
 
+def test_the_fan_in_pass_merges_only_the_smallest_runs_it_needs_to(tmp_path: Path) -> None:
+    from gossamer.engine.sort import read_run, reduce_fan_in, write_run
+
+    paths = []
+    for src, size in enumerate([50, 5, 40, 6, 30, 7]):
+        path = tmp_path / f"run-{src}.arrow"
+        write_run(path, _run_tables([f"k{src}-{i:03d}" for i in range(size)], src), 16)
+        paths.append(path)
+    merged = reduce_fan_in(paths, _run_tables([], 0).schema, "url", fan_in=4, batch_rows=32)
+    assert len(merged) == 4
+    assert {p.name for p in paths if p.exists()} == {"run-0.arrow", "run-2.arrow", "run-4.arrow"}  # untouched
+    (new,) = [p for p in merged if p not in paths]
+    assert [k for b in read_run(new) for k in b.column("url").to_pylist()] == sorted(
+        f"k{src}-{i:03d}" for src, size in ((1, 5), (3, 6), (5, 7)) for i in range(size))
+
+
 def test_stale_spill_directories_of_dead_processes_are_removed(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -220,3 +236,24 @@ def test_sort_order_equals_the_three_key_sort(seed: int) -> None:
     expected = pc.sort_indices(table, sort_keys=sort_keys("url"))
     assert table.take(sort_order(table, "url")).equals(table.take(expected))
     assert in_tie_order(table) == (seed % 2 == 1 and seed % 3 != 0)
+
+
+@pytest.mark.parametrize("in_part_order", [False, True])
+def test_reduce_tasks_start_in_part_order_when_the_job_asks(tmp_path: Path, monkeypatch, in_part_order: bool) -> None:
+    from dataclasses import replace
+
+    from gossamer.engine import local
+
+    started: list[int] = []
+    run_reduce = local._run_reduce
+
+    def recording(task, settings, budget):  # type: ignore[no-untyped-def]
+        started.append(task.part)
+        return run_reduce(task, settings, budget)
+
+    monkeypatch.setattr(local, "_run_reduce", recording)
+    monkeypatch.setattr(local, "_reduce_size", lambda task: 10 * task.part)  # largest first: the last part first
+    expected = make_lines(tmp_path / "in.txt", 2_000, 5)
+    version, _ = run(replace(text_job(tmp_path / "in.txt", parts=6), reduce_in_part_order=in_part_order), tmp_path)
+    assert read_all(version) == expected
+    assert started == (list(range(6)) if in_part_order else list(reversed(range(6))))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gossamer.core.settings import Settings
-from gossamer.engine import TaskFailed, default_task_count, run_tasks
+from gossamer.engine import TaskFailed, default_task_count, reuse_task_processes, run_tasks
 
 from .engine_jobs import dies_once_task, failing_task, record_pid_and_sleep, square_task
 
@@ -71,3 +71,24 @@ def test_no_task_process_outlives_a_failed_set(tmp_path: Path) -> None:
 def test_default_task_count_is_the_setting_or_the_cores() -> None:
     assert default_task_count(Settings(), 3) == 3
     assert default_task_count(Settings(), 0) == (os.cpu_count() or 1)
+
+
+def test_inside_reuse_task_processes_later_sets_run_on_the_same_processes_which_end_with_the_scope() -> None:
+    with reuse_task_processes():
+        first = {pid for _, pid in run_tasks(Settings(), "one", square_task, [(1,), (2,)])}
+        second = run_tasks(Settings(), "two", square_task, [(3,), (4,)])
+        assert [square for square, _ in second] == [9, 16]
+        assert {pid for _, pid in second} == first and len(first) == 2
+        assert all(_alive(pid) for pid in first)
+    assert not any(_alive(pid) for pid in first)
+
+
+def test_a_failed_set_inside_reuse_task_processes_ends_the_kept_processes_and_the_next_set_starts_fresh() -> None:
+    with reuse_task_processes():
+        kept = {pid for _, pid in run_tasks(Settings(), "one", square_task, [(1,), (2,)])}
+        with pytest.raises(TaskFailed, match="bad input 1"):
+            run_tasks(Settings(), "fail", failing_task, [(0,), (1,), (2,)])
+        assert not any(_alive(pid) for pid in kept)
+        fresh = run_tasks(Settings(), "again", square_task, [(5,), (6,)])
+        assert [square for square, _ in fresh] == [25, 36]
+        assert not kept & {pid for _, pid in fresh}

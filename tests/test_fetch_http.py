@@ -18,7 +18,8 @@ from gossamer.core.records import ProtocolStatusCode
 from gossamer.crawl.fetch.fetcher import ListSink, RedirectTargets, fetch_all
 from gossamer.crawl.fetch.queues import FetchItem, FetchQueues
 from gossamer.crawl.fetch.warc import WarcFileWriter
-from gossamer.plugins.builtin.protocol_http import PLUGIN, HttpProtocol, status_for_http
+from gossamer.plugins.builtin.protocol_http import HttpProtocol, status_for_http
+from gossamer.plugins.builtin.protocol_http_plugin import PLUGIN
 from gossamer.plugins.registry import PluginRepository
 from tests.fetch_server import Site, settings
 

@@ -29,3 +29,20 @@ def test_the_collector_still_runs() -> None:
         cycle.append(cycle)
         del cycle
         assert gc.collect() >= 1
+
+
+def test_frozen_heap_leaves_the_objects_alive_at_entry_out_and_puts_them_back() -> None:
+    from gossamer.core import frozen_heap
+
+    assert gc.get_freeze_count() == 0
+    with frozen_heap():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with frozen_heap():  # nested: nothing more is frozen, nothing put back early
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+        made: list[object] = []
+        made.append(made)
+        del made
+        assert gc.collect() >= 1  # what the block made is still collected
+    assert gc.get_freeze_count() == 0

@@ -98,3 +98,13 @@ def test_an_entry_point_factory_pickles_without_importing_and_builds_the_plugin(
     assert factory.info().id == "urlfilter-prefix"
     with pytest.raises(LookupError, match="no plugin 'urlfilter-nope'"):
         EntryPointFactory("gossamer.plugins", factory.value, "urlfilter-nope").info()
+
+
+def test_discovery_imports_neither_aiohttp_nor_the_search_broker() -> None:
+    """Processes that never fetch or search (inject, generate, updatedb maps) do not pay for them."""
+    code = ("import sys; from gossamer.plugins.registry import discover; discover(); "
+            "print(sorted(m for m in ('aiohttp', 'gossamer.search.broker', 'gossamer.search.node_server') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={k: v for k, v in os.environ.items() if k != ENV_MANIFEST})
+    assert out.stdout.strip() == "[]"

@@ -280,7 +280,7 @@ class SlowShards:
     shards: list[object] = []
     generation = "g"
 
-    def search(self, text: str, want: int, per_site: int, stats: Stats) -> SearchPage:
+    def search(self, text: str, want: int, per_site: int, stats: Stats, semantic: int = 0) -> SearchPage:
         time.sleep(1.0)
         return SearchPage([], 0, self.generation)
 

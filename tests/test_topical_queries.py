@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 from bench.relevance_bench import evaluate
-from bench.topical_queries import candidate_words, description, topical_query
+from bench.topical_queries import candidate_words, description, equivalent_pages, make_queries, topical_query
 
 PAGE = b"""<html><body><nav><p>Home Library Modules Index Search Next Previous Topic</p></nav>
 <h1>os.path - Common pathname manipulations</h1><p>Source code: Lib/posixpath.py for POSIX systems here</p>
@@ -46,3 +46,29 @@ def test_evaluate_reports_per_kind_and_host() -> None:
     topical = result["by_kind"]["topical"]
     assert topical["mrr@10"] == 0.25 and topical["success@10"] == 0.5
     assert topical["by_host"]["java"]["mrr@10"] == 0.0 and result["by_host"]["python"]["mrr@10"] == 0.75
+
+
+def test_equivalent_pages_are_those_that_could_have_given_the_same_query() -> None:
+    described = {"java": [
+        {"url": "in", "accept": ["in"], "words": ["input", "maintains", "checksum", "verify", "integrity"]},
+        {"url": "out", "accept": ["out"], "words": ["output", "maintains", "checksum", "verify", "integrity"]},
+        {"url": "other", "accept": ["other"], "words": ["maintains", "verify", "unrelated", "common"]},
+    ], "rust": [{"url": "r", "accept": ["r", "r-core"], "words": ["maintains", "verify", "integrity", "zz"]}]}
+    made = {item["url"]: item for items in make_queries(described, 3).values() for item in items}
+    query = made["in"]["name"].split()
+    for url in made["in"]["equivalents"]:  # every equivalent page could have drawn each query word
+        words = next(i["words"] for items in described.values() for i in items if i["url"] == url)
+        assert set(query) <= set(words)
+    assert "in" not in made["in"]["equivalents"] and made["in"]["target_accept"] == ["in"]
+    assert made["in"]["accept"][0] == "in" and len(made["in"]["accept"]) == len(set(made["in"]["accept"]))
+    assert equivalent_pages("maintains verify", "in", {"maintains": {"in", "out", "r"}, "verify": {"in", "r"}}) == ["r"]
+    assert equivalent_pages("maintains gone", "in", {"maintains": {"in", "out"}}) == []
+
+
+def test_evaluate_can_judge_the_target_alone() -> None:
+    queries = [{"qid": "T001", "kind": "topical", "source": "java", "accept": ["t", "e"], "target_accept": ["t"]},
+               {"qid": "N001", "kind": "navigational", "source": "java", "accept": ["n"]}]
+    run = {"T001": ["e", "t"], "N001": ["n"]}
+    assert evaluate(queries, run)["by_kind"]["topical"]["mrr@10"] == 1.0
+    assert evaluate(queries, run, field="target_accept")["by_kind"]["topical"]["mrr@10"] == 0.5
+    assert evaluate(queries, run, field="target_accept")["by_kind"]["navigational"]["mrr@10"] == 1.0

@@ -20,9 +20,10 @@ import json
 import math
 import uuid
 from collections.abc import Iterator, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import duckdb
+if TYPE_CHECKING:  # duckdb is imported when a query runs: every other command's start-up skips it (~0.1 s)
+    import duckdb
 
 FORMATS = ("table", "csv", "json")
 BATCH_ROWS = 2048
@@ -38,6 +39,8 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str, fmt: str, out: TextIO, max
     ``None`` when the last statement yields no data (``CREATE``, ``SET`` …): nothing is written.
     Raises :class:`duckdb.Error` for bad SQL or a failing query.
     """
+    import duckdb
+
     statements = duckdb.extract_statements(sql)
     con.execute(sql)
     if statements and statements[-1].type.name in SILENT_STATEMENTS:

@@ -35,6 +35,7 @@ from gossamer.core.http import (
     agent_string,
     retry_after_seconds,
 )
+from gossamer.core.lazy import lazy_attributes
 from gossamer.core.metadata import (
     CRAWL_SCORE_KEY,
     DECODING_ERROR,
@@ -56,7 +57,7 @@ from gossamer.core.mime import (
     mime_type_map,
     most_specific_mime,
 )
-from gossamer.core.processes import page_work_gc, pid_alive
+from gossamer.core.processes import frozen_heap, page_work_gc, pid_alive
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
     Content,
@@ -167,6 +168,8 @@ __all__ = [
     "java_float",
     "load_settings",
     "now_millis",
+    "frozen_heap",
+    "lazy_attributes",
     "page_work_gc",
     "pid_alive",
     "retry_after_seconds",

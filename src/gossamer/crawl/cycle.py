@@ -29,12 +29,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gossamer.core import Report, Settings
+from gossamer.core import Report, Settings, frozen_heap
 from gossamer.crawl.fetch import FetchOptions, FetchProgress, FetchReport, fetch_segment, process_count
 from gossamer.crawl.generate import GenerateOptions, GenerateReport, generate
 from gossamer.crawl.inject import InjectOptions, InjectReport, inject
 from gossamer.crawl.updatedb import UpdateReport, updatedb
-from gossamer.engine import return_free_memory, table_lock
+from gossamer.engine import return_free_memory, reuse_task_processes, table_lock
 from gossamer.store import CrawlLayout, Place, list_segments, live_version_dir, open_live, table_present
 
 DEFAULT_TOP_N = 50_000
@@ -123,9 +123,11 @@ def crawl(crawl_dir: Place, settings: Settings, options: CrawlOptions,
 
     Holds the crawl directory's lock (``<crawl_dir>/.locked``) throughout: a second
     ``crawl`` of the same directory waits ``store.lock.wait.seconds`` or fails with
-    LockedError naming the holder.
+    LockedError naming the holder.  The rounds' task processes (fetch, parse) are kept from
+    one round to the next (:func:`~gossamer.engine.reuse_task_processes`) and end with the crawl;
+    the objects alive at its start are left out of garbage collections (:func:`~gossamer.core.frozen_heap`).
     """
-    with table_lock(crawl_dir, settings):
+    with table_lock(crawl_dir, settings), reuse_task_processes(), frozen_heap():
         return _crawl_locked(crawl_dir, settings, options, listener)
 
 

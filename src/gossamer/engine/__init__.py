@@ -31,8 +31,8 @@ from gossamer.engine.sources import TableSource, TextSource
 from gossamer.engine.spawn_main import keep_main_script_out_of_children
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job, table_lock
 from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, TaskReporter
-from gossamer.engine.task_pool import die_with_parent
 from gossamer.engine.task_runner import default_task_count, run_tasks
+from gossamer.engine.task_workers import die_with_parent, reuse_task_processes
 
 __all__ = [
     "return_free_memory",
@@ -60,6 +60,7 @@ __all__ = [
     "default_task_count",
     "die_with_parent",
     "keep_main_script_out_of_children",
+    "reuse_task_processes",
     "run_job",
     "run_table_job",
     "run_tasks",

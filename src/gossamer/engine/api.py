@@ -163,6 +163,9 @@ class Job:
     host_column: str | None = None
     """With ``host-crc32``: a shuffle column that holds ``hosts_of`` of the partition column in
     every row the maps yield (the crawldb's ``host``), hashed instead of extracting hosts again."""
+    reduce_in_part_order: bool = False
+    """Start the reduce tasks in part order instead of largest first, for a driver that consumes
+    part ``i`` as soon as parts ``0 … i`` are done (the index job feeds its writers meanwhile)."""
 
     @property
     def partition_column(self) -> str:

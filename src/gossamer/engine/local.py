@@ -38,7 +38,7 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.sort import write_run
-from gossamer.engine.task_pool import die_with_parent
+from gossamer.engine.task_workers import die_with_parent
 from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
 from gossamer.store import Place, as_place, part_name
 
@@ -91,12 +91,12 @@ class LocalEngine:
                 for s, split in enumerate(item.source.splits())
             ]
             workers = max(1, min(self.workers, max(len(map_tasks), job.parts)))
-            if _input_bytes(job) < self.settings.get_int("engine.local.inline.mb") * 1024 * 1024:
+            map_sizes = [task.split.size_bytes() for task in map_tasks]
+            if _input_bytes(job, map_sizes) < self.settings.get_int("engine.local.inline.mb") * 1024 * 1024:
                 workers = 1  # starting processes would cost more than the work
             budget = Budget.from_settings(self.settings, workers)
             runs: dict[int, list[str]] = {p: [] for p in range(job.parts)}
             with _executor(workers) as pool:
-                map_sizes = [task.split.size_bytes() for task in map_tasks]
                 for task_result in self._gather(pool, _run_map, map_tasks, budget, "map", map_sizes):
                     counters, errors, part_runs = task_result
                     result.absorb(counters, errors, budget.error_limit)
@@ -106,7 +106,8 @@ class LocalEngine:
                     _ReduceTask(job, p, tuple(sorted(runs[p])), str(output_dir)) for p in range(job.parts)
                 ]
                 for counters, errors, part, rows in self._gather(
-                    pool, _run_reduce, reduce_tasks, budget, "reduce", [_reduce_size(t) for t in reduce_tasks]
+                    pool, _run_reduce, reduce_tasks, budget, "reduce",
+                    None if job.reduce_in_part_order else [_reduce_size(t) for t in reduce_tasks]
                 ):
                     result.absorb(counters, errors, budget.error_limit)
                     result.rows_per_part[part] = rows
@@ -160,8 +161,10 @@ def _reduce_size(task: _ReduceTask) -> int:
     return size
 
 
-def _input_bytes(job: Job) -> int:
-    return sum(split.size_bytes() for item in job.inputs for split in item.source.splits())
+def _input_bytes(job: Job, map_sizes: list[int]) -> int:
+    """The map tasks' sizes plus the co-partitioned inputs' (a text source is not split again: that reads it)."""
+    return sum(map_sizes) + sum(split.size_bytes() for item in job.inputs if item.copartitioned
+                                for split in item.source.splits())
 
 
 class _InlineExecutor(Executor):

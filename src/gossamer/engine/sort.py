@@ -72,28 +72,28 @@ def write_run_stream(path: Path, tables: Iterable[pa.Table], schema: pa.Schema, 
 def reduce_fan_in(
     paths: list[Path], schema: pa.Schema, key: str, fan_in: int, batch_rows: int
 ) -> list[Path]:
-    """Merge runs in groups of ``fan_in`` until at most ``fan_in`` remain (multi-pass external merge).
+    """Merge runs until at most ``fan_in`` remain, merging as little data as that needs.
 
-    Merged runs are written beside their inputs, which are deleted as soon as
-    they are merged, so disk use stays at about one copy of the data.  Memory per
-    pass is about one batch per merged run.
+    Each pass merges the smallest runs, only as many as it takes (at most ``fan_in``): 33 runs
+    with a fan-in of 32 (a part of a 10M-URL inject) become 32 by merging the 2 smallest, where
+    merging them in groups of 32 rewrote nearly all the data (a fifth of that job's CPU).
+    Merged runs are written beside their inputs, which are deleted as soon as they are merged,
+    so disk use stays at about one copy of the data.  Memory per pass is about one batch per
+    merged run.  The runs' order does not matter to the final merge (rows are ordered by
+    ``(key, _src, _seq)``).
     """
     fan_in = max(2, fan_in)
     generation = 0
     while len(paths) > fan_in:
-        merged: list[Path] = []
-        for start in range(0, len(paths), fan_in):
-            group = paths[start:start + fan_in]
-            if len(group) == 1:
-                merged.append(group[0])
-                continue
-            target = group[0].with_name(f"{group[0].stem}.m{generation}-{start}.arrow")
-            chunks = merge_sorted((read_run(p) for p in group), schema, key, batch_rows)
-            write_run_stream(target, chunks, schema, batch_rows)
-            for path in group:
-                path.unlink()
-            merged.append(target)
-        paths = merged
+        paths = sorted(paths, key=lambda path: path.stat().st_size)
+        count = min(fan_in, len(paths) - fan_in + 1)
+        group, paths = paths[:count], paths[count:]
+        target = group[0].with_name(f"{group[0].stem}.m{generation}.arrow")
+        chunks = merge_sorted((read_run(p) for p in group), schema, key, batch_rows)
+        write_run_stream(target, chunks, schema, batch_rows)
+        for path in group:
+            path.unlink()
+        paths.append(target)
         generation += 1
     return paths
 

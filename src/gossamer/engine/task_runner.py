@@ -5,7 +5,8 @@ output: fetch (a task per share of hosts, so politeness holds across workers) an
 parse (a task per group of WARC files).  :func:`run_tasks` runs such a set on the
 engine the ``engine`` setting names, so the jobs are written once:
 
-* ``engine=local``: one process per task (spawn), all at once
+* ``engine=local``: one process per task (spawn), all at once; inside
+  :func:`~gossamer.engine.reuse_task_processes` a process may serve a task of each later set
   (:mod:`gossamer.engine.task_pool`); a single task runs in this process;
 * ``engine=spark``: one Spark task each (:func:`gossamer.engine.spark.run_tasks`).
 
@@ -18,7 +19,8 @@ raises fails the whole set with its message; every other task is stopped.  A tas
 whose *process dies* (killed, crashed interpreter) is started again, up to
 ``engine.task.retries`` times, when the job says its tasks are ``retryable`` (they
 rewrite their output from scratch); otherwise, or once the retries are used up, the
-set fails with the task's name and exit code.  No task process outlives the call.
+set fails with the task's name and exit code.  No task process outlives the call (outside
+:func:`~gossamer.engine.reuse_task_processes`; inside, none outlives that scope).
 """
 
 from __future__ import annotations

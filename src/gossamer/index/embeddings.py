@@ -6,8 +6,10 @@ page costs about a quarter of a millisecond on one core and a query a tenth of a
 millisecond.  The built-in model is ``tokenlearn-static-model`` (PyPI, MIT): a
 multilingual Unigram tokenizer (276k pieces) whose vectors are quantized to
 10,000 shared 64-dimensional int8 rows, with a per-token weight; 3.9 MB of
-weights and a 10 MB tokenizer inside the wheel, encoded by its own Rust core.
-Nothing is downloaded at run time.
+weights and a 10 MB tokenizer inside the wheel.  Its vectors are computed by
+:mod:`gossamer.index.static_tokens` (the same bits as the package's Rust core,
+token ids cached per distinct word), the package's encoder taking the texts that
+module leaves to it.  Nothing is downloaded at run time.
 
 Contract of :class:`Embedder`: ``embed(texts)`` returns a ``float32`` array of
 shape ``(len(texts), dim)`` whose rows have unit length, or are all zero when a
@@ -21,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,15 +60,18 @@ class Embedder:
 
 def _tokenlearn() -> Embedder:
     try:
-        from static_model import get_embeddings
+        import static_model
+        from static_model import ensure_model_ready, get_embeddings
     except ImportError as exc:
         raise EmbeddingError("search.semantic.model=tokenlearn-static-64 needs the package "
                              "tokenlearn-static-model (pip install 'tokenlearn-static-model>=0.1.1,<0.2')") from exc
+    from gossamer.index.static_tokens import encoder
 
-    def encode(texts: list[str]) -> Any:
+    def package(texts: list[str]) -> Any:
         return get_embeddings(texts) if texts else []
 
-    return Embedder(DEFAULT_MODEL, 64, encode)
+    return Embedder(DEFAULT_MODEL, 64, encoder(ensure_model_ready(Path(static_model.__file__).parent / "model"),
+                                               package))
 
 
 MODELS: dict[str, Callable[[], Embedder]] = {DEFAULT_MODEL: _tokenlearn}

@@ -10,13 +10,19 @@ search nodes (:func:`serve_node`, :mod:`.remote`).  The built-in QueryFilters
 :mod:`.query_filter_fields`) and register by entry point.
 """
 
-from gossamer.core import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
-from gossamer.search.backend import HitDetails, SearchPage
-from gossamer.search.broker import Broker, Hit, SearchResults, SearchUnavailable
-from gossamer.search.node_server import serve as serve_node
-from gossamer.search.query_parse import DEFAULT_FIELDS, RAW_FIELDS, QuerySyntaxError, parse_query, tokenize
-from gossamer.search.searcher import CachedPage, anchors, cached_page, open_searcher
-from gossamer.search.shards import ShardSet
+from gossamer.core import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query, lazy_attributes
+
+# Imported when first read (a plugin process that loads the QueryFilters imports neither the
+# broker nor the node server and its aiohttp): see gossamer.core.lazy.
+__getattr__ = lazy_attributes(__name__, {
+    "HitDetails": "backend", "SearchPage": "backend",
+    "Broker": "broker", "Hit": "broker", "SearchResults": "broker", "SearchUnavailable": "broker",
+    "serve_node": "node_server:serve",
+    "DEFAULT_FIELDS": "query_parse", "RAW_FIELDS": "query_parse", "QuerySyntaxError": "query_parse",
+    "parse_query": "query_parse", "tokenize": "query_parse",
+    "CachedPage": "searcher", "anchors": "searcher", "cached_page": "searcher", "open_searcher": "searcher",
+    "ShardSet": "shards",
+})
 
 __all__ = [
     "DEFAULT_FIELDS",

@@ -41,8 +41,8 @@ from urllib.parse import unquote, urlsplit
 
 from gossamer.core import AddressPolicy, CrawlDatum, ProtocolStatus, ProtocolStatusCode, Settings
 from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
+from gossamer.plugins.builtin.address_refusal import REFUSED_PREFIX, AddressRefused, ip_literal
 from gossamer.plugins.builtin.ftp_client import FtpSession, status_for_error
-from gossamer.plugins.builtin.http_guard import REFUSED_PREFIX, AddressRefused, ip_literal
 from gossamer.plugins.builtin.protocol_pages import (
     HTTP_CODES,
     LISTING_TYPE,

@@ -17,6 +17,8 @@ ACCESS_DENIED with the reason ``address refused: …``, and no connection is mad
 Connections: an idle one stays open ``http.keepalive.timeout`` seconds for the host's next
 request (one per host at a time in a polite crawl, so at most one idle connection per host),
 and a host name is resolved once per ``http.dns.cache.seconds`` (:mod:`.http_dns_cache`).
+The plugin is registered by :mod:`.protocol_http_plugin`, which imports this module (and
+aiohttp) only when the plugin is built.
 """
 
 from __future__ import annotations
@@ -54,7 +56,6 @@ from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, Robots
 from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
 from gossamer.plugins.builtin.http_guard import REFUSED_PREFIX, HttpGuard, ip_literal, refused_reason
 from gossamer.plugins.builtin.http_robots import fetch_robots_http
-from gossamer.plugins.registry import PluginInfo
 
 CHUNK = 65536
 
@@ -287,16 +288,3 @@ def _earliest(*moments: float | None) -> float | None:
 def _refused(reason: str) -> HttpOutput:
     """The SSRF guard said no: ACCESS_DENIED (fetch_gone in the crawldb) with the guard's reason."""
     return HttpOutput(ProtocolStatus(ProtocolStatusCode.ACCESS_DENIED, (f"{REFUSED_PREFIX}{reason}",)))
-
-
-def _build(settings: Settings) -> HttpProtocol:
-    return HttpProtocol(settings)
-
-
-PLUGIN = PluginInfo(
-    id="protocol-http",
-    point="Protocol",
-    factory=_build,
-    description="HTTP and HTTPS on aiohttp: Nutch's headers, limits, conditional GET and status mapping",
-    aliases=("org.apache.nutch.protocol.http.Http", "Http"),
-)

@@ -1,0 +1,204 @@
+"""The local engine's task processes, and keeping them for the next task set (:func:`reuse_task_processes`).
+
+A worker is a spawned daemon process running :func:`_worker_main`: it takes
+``(function, call, index, keep)`` items from its own inbox, runs ``function(*call, reporter)``,
+puts its progress values and then ``(RESULT, index, (result, error))`` on its pool's message
+queue, and ends at ``None``.  It dies with the driver (:func:`die_with_parent`).
+
+Outside :func:`reuse_task_processes` a task set gets a pool of its own and every worker ends
+with its task (as "one process per task": no task process outlives the set).  Inside it (the
+``crawl`` command's rounds), a worker that finished its task waits for the next set started by
+this process: a crawl of R rounds starts its fetch processes once instead of R times (a spawned
+process's start-up — interpreter, pyarrow, aiohttp, plugins — is ~0.3–0.8 s of CPU).  A kept
+worker hands its free memory back between tasks (:func:`~gossamer.engine.memory.return_free_memory`).
+A set that fails or is interrupted ends every worker of the pool and drops its queue (a worker
+stopped in the middle of a message could leave the queue unusable); the next set starts fresh
+workers.  Leaving the scope ends all of them.  A set started while another set of the same
+pool runs (another thread) gets a pool of its own.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+PR_SET_PDEATHSIG = 1
+EXIT_ORPHANED = 70
+"""Exit status of a task process whose driver died."""
+PROGRESS, RESULT = "progress", "result"
+
+
+class QueueReporter:
+    """A task process's reporter: values go to the driver through the pool's queue."""
+
+    def __init__(self, index: int, messages: Any) -> None:
+        self.index, self.messages = index, messages
+
+    def report(self, value: Any) -> None:
+        """Queue ``(PROGRESS, index, value)`` for the driver."""
+        self.messages.put((PROGRESS, self.index, value))
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """End this process when ``parent_pid`` (the driver) dies, however it dies (``kill -9`` too).
+
+    On Linux the kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``); everywhere
+    a daemon thread also checks once a second that the parent is still this process's parent.
+    A parent already gone when this runs ends the process at once.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(EXIT_ORPHANED)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(1.0)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="gossamer-parent-watch", daemon=True).start()
+
+
+def _worker_main(inbox: Any, messages: Any, parent_pid: int) -> None:
+    """Body of a worker: run the inbox's tasks until ``None``, each result queued after its progress."""
+    die_with_parent(parent_pid)
+    while (item := inbox.get()) is not None:
+        function, call, index, keep = item
+        try:
+            outcome = (function(*call, QueueReporter(index, messages)), "")
+        except BaseException as exc:  # noqa: BLE001 - reported to the driver, which fails the set
+            outcome = (None, f"{type(exc).__name__}: {exc}")
+        messages.put((RESULT, index, outcome))
+        del item, function, call, outcome
+        if keep:  # what is alive now (modules, plugins, caches) lives on: later collections skip it
+            from gossamer.engine.memory import return_free_memory
+
+            return_free_memory()
+            gc.freeze()
+
+
+@dataclass
+class Worker:
+    """One worker process and its inbox."""
+
+    process: BaseProcess
+    inbox: Any
+
+    def run(self, function: Callable[..., Any], call: tuple, index: int, keep: bool) -> None:
+        """Hand the worker a task; unless ``keep``, the worker ends after it."""
+        self.inbox.put((function, call, index, keep))
+        if not keep:
+            self.inbox.put(None)
+
+
+class WorkerPool:
+    """Workers of one message queue; ``keep``: finished workers wait for the next set."""
+
+    def __init__(self, keep: bool) -> None:
+        self.keep = keep
+        self.context = multiprocessing.get_context("spawn")
+        self.messages = self.context.Queue()
+        self.idle: list[Worker] = []
+        self.busy = threading.Lock()
+
+    def take(self, name: str) -> Worker:
+        """An idle worker, else a new one named ``name``."""
+        while self.idle:
+            worker = self.idle.pop()
+            if worker.process.is_alive():
+                return worker
+        inbox = self.context.SimpleQueue()
+        process = self.context.Process(target=_worker_main, name=name, daemon=True,
+                                       args=(inbox, self.messages, os.getpid()))
+        process.start()
+        return Worker(process, inbox)
+
+    def give_back(self, workers: list[Worker]) -> None:
+        """Workers whose task is done: kept idle, or (without ``keep``) waited for as they end."""
+        if self.keep:
+            self.idle.extend(workers)
+            return
+        _end([w.process for w in workers], terminate=False)
+
+    def close(self, workers: list[Worker]) -> None:
+        """End ``workers`` and every idle worker at once (their tasks are abandoned); the queue too."""
+        processes = [w.process for w in [*workers, *self.idle]]
+        self.idle = []
+        _end(processes, terminate=True)
+        self.messages.close()
+
+    def shutdown(self) -> None:
+        """Let the idle workers end, then stop any that did not."""
+        for worker in self.idle:
+            worker.inbox.put(None)
+        processes = [w.process for w in self.idle]
+        self.idle = []
+        _end(processes, terminate=False)
+        self.messages.close()
+
+
+def _end(processes: list[BaseProcess], terminate: bool) -> None:
+    """Terminate (when ``terminate``) and join ``processes``; any still alive after 5 s is killed."""
+    if terminate:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=5)
+
+
+_SHARED: list[WorkerPool] = []
+"""The pool of the innermost :func:`reuse_task_processes` scope (empty outside any)."""
+
+
+@contextmanager
+def reuse_task_processes() -> Iterator[None]:
+    """Within: task sets of the local engine started by this process share workers (see the module docstring)."""
+    if _SHARED:
+        yield
+        return
+    _SHARED.append(WorkerPool(keep=True))
+    try:
+        yield
+    finally:
+        _SHARED.pop().shutdown()
+
+
+@contextmanager
+def pool_for_set() -> Iterator[WorkerPool]:
+    """The pool a task set uses: the shared one when it is free, else one of its own.
+
+    The caller calls :meth:`WorkerPool.close` on failure; a failed shared pool is replaced.
+    """
+    shared = _SHARED[0] if _SHARED else None
+    if shared is None or not shared.busy.acquire(blocking=False):
+        own = WorkerPool(keep=False)
+        try:
+            yield own
+        finally:
+            own.messages.close()
+        return
+    try:
+        yield shared
+    except BaseException:
+        _SHARED[0] = WorkerPool(keep=True)
+        raise
+    finally:
+        shared.busy.release()
