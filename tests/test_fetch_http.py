@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 import brotli
@@ -12,7 +13,7 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from gossamer.core.datum import CrawlDatum
-from gossamer.core.http import agent_string, retry_after_seconds
+from gossamer.core.http import agent_string, http_date, retry_after_seconds
 from gossamer.core.metadata import TRUNCATED, TRUNCATED_REASON
 from gossamer.core.records import ProtocolStatusCode
 from gossamer.crawl.fetch.fetcher import ListSink, RedirectTargets, fetch_all
@@ -198,3 +199,9 @@ def test_warc_request_records_carry_the_version_sent_and_the_peer_address(tmp_pa
     assert records["response"].http_headers.protocol == "HTTP/1.0"
     assert records["response"].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"
     assert records["request"].rec_headers.get_header("WARC-IP-Address") == "127.0.0.1"
+
+
+def test_http_date_parses_header_dates_and_gives_none_for_bad_ones() -> None:
+    assert http_date("Wed, 21 Oct 2015 07:28:00 GMT") == datetime(2015, 10, 21, 7, 28, tzinfo=UTC)
+    for bad in ("", "yesterday", "Wed, 99 Foo 2015 07:28:00 GMT", "Wed, 21 Oct"):
+        assert http_date(bad) is None

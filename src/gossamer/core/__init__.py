@@ -33,6 +33,7 @@ from gossamer.core.http import (
     DEFAULT_DECOMPRESSED_LIMIT,
     HttpExchange,
     agent_string,
+    http_date,
     retry_after_seconds,
 )
 from gossamer.core.lazy import lazy_attributes
@@ -172,6 +173,7 @@ __all__ = [
     "lazy_attributes",
     "page_work_gc",
     "pid_alive",
+    "http_date",
     "retry_after_seconds",
     "robots_words",
     "sample_limit",

@@ -4,6 +4,7 @@
   request + response record pair holds);
 * :func:`agent_string` — the User-Agent Nutch composes from the ``http.agent.*`` settings;
 * :func:`retry_after_seconds` — a ``Retry-After`` header value in seconds;
+* :func:`http_date` — an HTTP date header's value as a datetime (cached: pages repeat them);
 * the decompressed-size limit's property name and default.
 """
 
@@ -13,6 +14,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 
 from gossamer.core.settings import Settings
 
@@ -37,6 +39,21 @@ def agent_string(settings: Settings) -> str:
     return f"{agent} ({'; '.join(extras)})" if extras else agent
 
 
+@lru_cache(maxsize=4096)
+def http_date(value: str) -> datetime | None:
+    """An HTTP date header's value as a datetime (``None`` when it does not parse).
+
+    For ``Last-Modified``, ``Date`` and ``Retry-After``.  Naive when the value names no zone (callers
+    decide what that means).
+
+    Cached: a site's pages mostly share a few values (the doc web: 16 Last-Modified values for 42k pages).
+    """
+    try:
+        return parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a Retry-After value (delta seconds or HTTP date); None if absent or invalid."""
     if not value:
@@ -44,9 +61,8 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     value = value.strip()
     if value.isdigit():
         return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    when = http_date(value)
+    if when is None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)

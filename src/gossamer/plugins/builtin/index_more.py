@@ -10,12 +10,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from email.utils import parsedate_to_datetime
-from functools import lru_cache
 from typing import Any
 
-from gossamer.core import Settings
+from gossamer.core import Settings, http_date
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_basic import millis_to_datetime
 from gossamer.plugins.registry import PluginInfo
@@ -35,18 +32,6 @@ def header(meta: dict[str, str], name: str) -> str:
 def mime_type(meta: dict[str, str]) -> str:
     """The content type without parameters, lower-cased ('' when unknown)."""
     return header(meta, "Content-Type").split(";", 1)[0].strip().lower()
-
-
-@lru_cache(maxsize=4096)
-def http_date(value: str) -> datetime | None:
-    """An HTTP date header's value as a datetime (``None`` when it does not parse).
-
-    Cached: a site's pages mostly share a few Last-Modified values (the doc web: 16 for 42k pages).
-    """
-    try:
-        return parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
 
 
 class MoreIndexingFilter(IndexingFilter):

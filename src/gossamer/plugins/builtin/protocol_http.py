@@ -28,7 +28,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.utils import format_datetime, parsedate_to_datetime
+from email.utils import format_datetime
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
@@ -51,6 +51,7 @@ from gossamer.core import (
     Settings,
     SettingsError,
     agent_string,
+    http_date,
 )
 from gossamer.plugins.api import Protocol, ProtocolOutput, RobotsRequest, RobotsResponse
 from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
@@ -255,11 +256,9 @@ class HttpProtocol(Protocol):
         header_list = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
         status = status_for_http(response.status, url, response.headers.get("Location"))
         if status.code == ProtocolStatusCode.SUCCESS and response.headers.get("Last-Modified"):
-            try:
-                status.last_modified = int(parsedate_to_datetime(response.headers["Last-Modified"]).timestamp()
-                                           * 1000)
-            except (TypeError, ValueError):
-                pass
+            modified = http_date(response.headers["Last-Modified"])
+            if modified is not None:
+                status.last_modified = int(modified.timestamp() * 1000)
         metadata: dict[str, str] = {}
         if truncated:
             metadata[TRUNCATED] = "true"
