@@ -156,6 +156,16 @@ def test_queue_heap_picks_ready_queues_in_time_order() -> None:
     assert queues.queues[first.queue_id].exceptions == 1
 
 
+def test_queued_items_share_their_queue_id_string() -> None:
+    """Tens of thousands of queued items hold one queue id string per queue, not one each."""
+    queues = FetchQueues(settings(fetcher_server_delay=1.0))
+    items = [FetchItem(f"http://h.test/{i}", CrawlDatum(), "".join(["h.", "test"])) for i in range(3)]
+    assert len({id(item.queue_id) for item in items}) == 3
+    for item in items:
+        assert queues.add(item) is None
+    assert {id(item.queue_id) for item in items} == {id(queues.queues["h.test"].id)}
+
+
 def test_warc_request_records_carry_the_version_sent_and_the_peer_address(tmp_path: Path) -> None:
     """A server answering HTTP/1.0 (Python's http.server): the request record still says HTTP/1.1, as sent."""
     import threading

@@ -98,6 +98,7 @@ class FetchQueues:
         queue = self._queue(item.queue_id)
         if queue.blocked:
             return queue.blocked
+        item.queue_id = queue.id  # one string per queue, not one per queued item
         (queue.items.appendleft if front else queue.items.append)(item)
         self.queued += 1
         self._schedule(queue)
