@@ -7,8 +7,10 @@ int8 rows.  It spends ~1.4 µs per word, for every word of every page, although 
 repeat their words (the doc web: 1.56M words, 75k distinct).  :class:`StaticTokens`
 computes the same vectors from the model files inside that package:
 
-* a word is cut into pieces once (the Unigram best path, as the Rust tokenizer computes it,
-  ties going to the first path found) and its token ids are kept;
+* a word is cut into pieces once (the Unigram best path, :mod:`gossamer.index.unigram`) and its
+  token ids are kept; with a :class:`~gossamer.index.word_store.WordStore` (as :func:`encoder`
+  gives it) they are also kept on disk for the next process, and the model's pieces load only
+  when a word is not known yet;
 * the pooling does the same float32 operations in the same order: the products
   ``row * weight`` summed token by token, times ``1 / n``, divided by the square root of the
   squares summed dimension by dimension.
@@ -38,12 +40,11 @@ from typing import Any
 import numpy as np
 import orjson
 
+from gossamer.index.unigram import Unigram
+from gossamer.index.word_store import WordStore
+
 MAX_TOKENS = 512
 """Tokens of a text that count (the package's ``max_length``)."""
-PREFIX = 3
-"""Characters of the prefixes by which the longest piece is looked up (to stop the search for pieces early)."""
-UNK_PENALTY = 10.0
-"""An unknown character scores this much below the lowest piece (the Unigram model's rule)."""
 WORD_CACHE = 300_000
 """Distinct words whose token ids are kept; the cache starts again beyond that (memory stays bounded)."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -90,34 +91,41 @@ class _CharMap:
 class StaticTokens:
     """The model of one package directory (``config.json``, ``tokenizer.json``, ``model.safetensors``)."""
 
-    def __init__(self, model_dir: Path) -> None:
-        spec = orjson.loads((model_dir / "tokenizer.json").read_bytes())
-        model = spec["model"]
-        vocab = model["vocab"]
-        pieces = [piece for piece, _ in vocab]
-        self.ids: dict[str, int] = dict(zip(pieces, range(len(pieces)), strict=True))  # a piece listed twice: its last
-        self.score_of: list[float] = [score for _, score in vocab]
-        """Score of each piece id."""
-        self.longest: dict[str, int] = {piece[:PREFIX]: len(piece) for piece in sorted(self.ids, key=len)}
-        """The longest piece starting with each :data:`PREFIX`-character prefix (shorter pieces are all tried)."""
-        self.unk_id: int = model["unk_id"]
-        self.unk_score = min(self.score_of) - UNK_PENALTY
-        self.charmap = _CharMap(base64.b64decode(spec["normalizer"]["precompiled_charsmap"]))
+    def __init__(self, model_dir: Path, store: WordStore | None = None) -> None:
+        self.tokenizer = model_dir / "tokenizer.json"
+        self.charmap = _CharMap(base64.b64decode(_charmap_text(self.tokenizer.read_bytes())))
+        self._unigram: Unigram | None = None
+        self.store = store
         tensors = _safetensors(model_dir / "model.safetensors")
         self.mapping = tensors["mapping"].astype(np.int64)
         self.weights = tensors["weights"].astype(np.float32)
         self.rows = tensors["embeddings"]
         self.dim = int(self.rows.shape[1])
-        self.words: dict[str, tuple[int, ...]] = {}
+        self.words: dict[str, tuple[int, ...]] = store.load() if store is not None else {}
         """Word (normalized) -> its token ids."""
+        self.fresh: dict[str, tuple[int, ...]] = {}
+        """Words cut since the store was last written."""
         self.chars: dict[str, str | bool | None] = {}
         """Character -> its rewrite (None: kept; False: a text holding it is left to the package)."""
         self.marks: set[str] = set()
         """Combining marks seen: they join the character before them into one grapheme."""
 
+    @property
+    def unigram(self) -> Unigram:
+        """The pieces of the model, loaded on the first word that is not known yet (~0.3 s)."""
+        if self._unigram is None:
+            self._unigram = Unigram(orjson.loads(self.tokenizer.read_bytes())["model"])
+        return self._unigram
+
     def encode(self, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """The package's vector of each text (float32), or ``None`` where the text is not handled."""
+        """The package's vector of each text (float32), or ``None`` where the text is not handled.
+
+        Words cut for these texts are then added to the store (when there is one).
+        """
         ids = [self.token_ids(text) for text in texts]
+        if self.fresh and self.store is not None:
+            self.store.save(self.fresh)
+        self.fresh = {}
         done = [i for i, row in enumerate(ids) if row]
         out: list[np.ndarray | None] = [None if row is None else np.zeros(self.dim, np.float32) for row in ids]
         if done:
@@ -155,7 +163,7 @@ class StaticTokens:
         for word in text.split():
             ids = words.get(word)
             if ids is None:
-                ids = words[word] = self._cut(word)
+                ids = words[word] = self.fresh[word] = self.unigram.cut(word)
             out.extend(ids)
             if len(out) >= MAX_TOKENS:
                 return out[:MAX_TOKENS]
@@ -215,47 +223,23 @@ class StaticTokens:
             self.marks.add(char)
         return self.charmap.rewrite(char.encode("utf-8"))
 
-    def _cut(self, word: str) -> tuple[int, ...]:
-        """The Unigram best path over ``▁word``: the highest total score, the first one found on a tie."""
-        text = "\u2581" + word
-        n = len(text)
-        score = [0.0] + [float("-inf")] * n
-        start = [0] * (n + 1)
-        piece_ids = self.ids
-        score_of = self.score_of
-        longest = self.longest
-        for i in range(n):
-            base = score[i]
-            if text[i] not in piece_ids:  # no piece of one character: the unknown token
-                total = base + self.unk_score
-                if total > score[i + 1]:
-                    score[i + 1] = total
-                    start[i + 1] = i
-            for end in range(i + 1, min(n, i + longest.get(text[i:i + PREFIX], PREFIX - 1)) + 1):
-                piece = piece_ids.get(text[i:end])
-                if piece is not None and base + score_of[piece] > score[end]:
-                    score[end] = base + score_of[piece]
-                    start[end] = i
-        spans: list[tuple[int, int]] = []
-        end = n
-        while end > 0:
-            spans.append((start[end], end))
-            end = start[end]
-        ids: list[int] = []
-        unk = self.unk_id
-        run = -1
-        for begin, end in reversed(spans):
-            # the tokenizer fuses a run of tokens with the unknown id (here also a real piece's id) into one
-            # string, whose id it looks up again
-            if self.ids.get(text[begin:end], unk) != unk:
-                run = -1
-                ids.append(self.ids[text[begin:end]])
-            elif run < 0:
-                run = begin
-                ids.append(unk)
-            else:
-                ids[-1] = self.ids.get(text[run:end], unk)
-        return tuple(ids)
+
+def _charmap_text(tokenizer: bytes) -> str:
+    """The base64 text of the normalizer's ``precompiled_charsmap`` in ``tokenizer.json``'s bytes.
+
+    Read by locating the one key rather than decoding the whole 10 MB file (the pieces are loaded
+    only when a word must be cut); the whole file is decoded when the key is not found that way.
+    """
+    key = b'"precompiled_charsmap"'
+    at = tokenizer.find(key)
+    if at >= 0 and tokenizer.count(key) == 1:
+        begin = tokenizer.find(b'"', at + len(key))
+        end = tokenizer.find(b'"', begin + 1)
+        if begin > 0 and end > begin and tokenizer[at + len(key):begin].strip() == b":":
+            value = orjson.loads(tokenizer[begin:end + 1])
+            if isinstance(value, str):
+                return value
+    return str(orjson.loads(tokenizer)["normalizer"]["precompiled_charsmap"])
 
 
 def _safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -277,14 +261,15 @@ def _safetensors(path: Path) -> dict[str, np.ndarray]:
 def encoder(model_dir: Path, package: Callable[[list[str]], Any]) -> Callable[[list[str]], np.ndarray]:
     """``encode(texts)``: the package's float32 vectors, one row per text.
 
-    :class:`StaticTokens` (built on first use) computes those it handles, ``package`` (the package's own
-    encoder, whose model loads only then) the others.
+    :class:`StaticTokens` (built on first use, with the model's :class:`~gossamer.index.word_store.WordStore`)
+    computes those it handles, ``package`` (the package's own encoder, whose model loads only then) the others.
     """
     model: list[StaticTokens] = []
 
     def encode(texts: list[str]) -> np.ndarray:
         if not model:
-            model.append(StaticTokens(model_dir))
+            store = WordStore.for_tokenizer(model_dir / "tokenizer.json", WORD_CACHE)
+            model.append(StaticTokens(model_dir, store))
         rows = model[0].encode(texts)
         rest = [i for i, row in enumerate(rows) if row is None]
         if rest:
