@@ -86,6 +86,14 @@ def test_words_kept_on_disk_give_the_same_vectors_without_loading_the_pieces(tmp
     assert want == [row.tobytes() for row in package(HANDLED)]
 
 
+def test_words_looked_up_as_written_match_texts_normalized_whole() -> None:
+    by_word, whole = StaticTokens(MODEL_DIR), StaticTokens(MODEL_DIR)
+    whole.rules.by_word = False
+    texts = HANDLED + ["ﬁle ﬁle ①② naïve naïve", "Straße　straße x"]
+    assert [by_word.token_ids(t) for t in texts] == [whole.token_ids(t) for t in texts]
+    assert by_word.raw and not whole.raw
+
+
 ALPHABET = "abcXYZ019 _.-,;:()<>'\"\n\t\r\u00a0\u200b\u00ad\x0b\x1céüß€—…™ﬁ①\u0301\u0323\u4e00\u0416\U0001F52C"
 
 

@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import struct
-import unicodedata
 from collections.abc import Callable, Sequence
 from itertools import chain
 from pathlib import Path
@@ -40,6 +38,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from gossamer.index.static_chars import ADDED, CONTROL, CharMap, CharRules, charmap_text
 from gossamer.index.unigram import Unigram
 from gossamer.index.word_store import WordStore
 
@@ -47,53 +46,12 @@ MAX_TOKENS = 512
 """Tokens of a text that count (the package's ``max_length``)."""
 WORD_CACHE = 300_000
 """Distinct words whose token ids are kept; the cache starts again beyond that (memory stays bounded)."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ADDED = ("<pad>", "<unk>")
-_JOINING_CATEGORIES = frozenset({"Cs", "Cn"})
-_MARK_CATEGORIES = frozenset({"Mn", "Mc", "Me"})
-_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
-_JOINING_RANGES = ((0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF),  # Hangul jamo (L, V, T)
-                   (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF), (0xFF9E, 0xFF9F),  # regional indicators, modifiers
-                   (0xE0000, 0xE0FFF))  # tags
-_JOINING = frozenset({0x0E33, 0x0EB3, 0x0D4E, 0x111C2, 0x111C3, 0x1193F, 0x11941, 0x11A3A, 0x11D46, 0x11F02,
-                      *range(0x11A84, 0x11A8A), 0x094D, 0x09CD, 0x0ACD, 0x0B4D, 0x0C4D, 0x0D4D, 0x2581})
-"""Letters that are grapheme ``SpacingMark`` or ``Prepend``, viramas that join two consonants (``InCB=Linker``),
-and Metaspace's ``▁``: a text holding one is left to the package."""
-_ALONE_FORMAT = frozenset({0x00AD, 0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF})
-"""Format characters that are graphemes of their own (``Control``); every other one is left to the package."""
-
-
-class _CharMap:
-    """SentencePiece's precompiled character map: a double-array trie of the strings it rewrites."""
-
-    def __init__(self, blob: bytes) -> None:
-        size = struct.unpack("<I", blob[:4])[0]
-        self.units: list[int] = np.frombuffer(blob[4:4 + size], "<u4").tolist()
-        self.normalized = blob[4 + size:]
-
-    def rewrite(self, key: bytes) -> str | None:
-        """What the map makes of ``key``: the text of its shortest entry that is a prefix of ``key``, else None."""
-        units = self.units
-        unit = units[0]
-        pos = (unit >> 10) << ((unit & 512) >> 6)
-        for byte in key:
-            pos ^= byte
-            unit = units[pos]
-            if unit & 0x800000FF != byte:
-                return None
-            pos ^= (unit >> 10) << ((unit & 512) >> 6)
-            if (unit >> 8) & 1:
-                start = units[pos] & 0x7FFFFFFF
-                return self.normalized[start:self.normalized.index(b"\0", start)].decode("utf-8")
-        return None
-
-
 class StaticTokens:
     """The model of one package directory (``config.json``, ``tokenizer.json``, ``model.safetensors``)."""
 
     def __init__(self, model_dir: Path, store: WordStore | None = None) -> None:
         self.tokenizer = model_dir / "tokenizer.json"
-        self.charmap = _CharMap(base64.b64decode(_charmap_text(self.tokenizer.read_bytes())))
+        self.rules = CharRules(CharMap(base64.b64decode(charmap_text(self.tokenizer.read_bytes()))))
         self._unigram: Unigram | None = None
         self.store = store
         tensors = _safetensors(model_dir / "model.safetensors")
@@ -105,10 +63,8 @@ class StaticTokens:
         """Word (normalized) -> its token ids."""
         self.fresh: dict[str, tuple[int, ...]] = {}
         """Words cut since the store was last written."""
-        self.chars: dict[str, str | bool | None] = {}
-        """Character -> its rewrite (None: kept; False: a text holding it is left to the package)."""
-        self.marks: set[str] = set()
-        """Combining marks seen: they join the character before them into one grapheme."""
+        self.raw: dict[str, tuple[int, ...]] = {}
+        """Word as written (not ASCII) -> its token ids, where :meth:`CharRules.word` normalizes it."""
 
     @property
     def unigram(self) -> Unigram:
@@ -148,98 +104,68 @@ class StaticTokens:
         return out
 
     def token_ids(self, text: str) -> list[int] | None:
-        """The token ids the package would use for ``text`` (at most :data:`MAX_TOKENS`), or ``None``."""
-        if any(token in text for token in _ADDED):
+        """The token ids the package would use for ``text`` (at most :data:`MAX_TOKENS`), or ``None``.
+
+        Each word as written is looked up first (normalized on its own, see
+        :meth:`~gossamer.index.static_chars.CharRules.word`); a text where that is not exact is
+        normalized whole (:meth:`_whole`).
+        """
+        if "<" in text and any(token in text for token in ADDED):
             return None
-        if not text.isascii() or _CONTROL.search(text):
-            normalized = self.normalize(text)
-            if normalized is None or any(token in normalized for token in _ADDED):
-                return None
-            text = normalized
+        if not self.rules.by_word or CONTROL.search(text):
+            return self._whole(text)
         words = self.words
         if len(words) > WORD_CACHE:
             words.clear()
+            self.raw.clear()
+        split = text.split()
+        found = list(map(words.get, split))
+        if None in found:
+            count = 0
+            for k, ids in enumerate(found):
+                if ids is None:
+                    word = split[k]  # cut by now if it came earlier in the text
+                    ids = words.get(word) or self.raw.get(word) or self._word(word)
+                    if ids is None:
+                        return self._whole(text)
+                    found[k] = ids
+                count += len(ids)
+                if count >= MAX_TOKENS:  # the words after these are not cut
+                    del found[k + 1:]
+                    break
+        out = list(chain.from_iterable(found))  # type: ignore[arg-type]
+        return out[:MAX_TOKENS] if len(out) > MAX_TOKENS else out
+
+    def _word(self, word: str) -> tuple[int, ...] | None:
+        """The token ids of a word as written (None: the text must be normalized whole)."""
+        if word.isascii():  # printable ASCII is kept as it is (CharRules.by_word)
+            return self._cut(word)
+        normalized = self.rules.word(word)
+        if normalized is None or any(token in normalized for token in ADDED):
+            return None
+        ids = self.raw[word] = tuple(chain.from_iterable(self.words.get(part) or self._cut(part)
+                                                         for part in normalized.split()))
+        return ids
+
+    def _cut(self, word: str) -> tuple[int, ...]:
+        """A normalized word's token ids, cut now and kept (in :attr:`words`, and :attr:`fresh` for the store)."""
+        ids = self.words[word] = self.fresh[word] = self.unigram.cut(word)
+        return ids
+
+    def _whole(self, text: str) -> list[int] | None:
+        """:meth:`token_ids` with the text normalized whole, then split into words."""
+        if not text.isascii() or CONTROL.search(text):
+            normalized = self.rules.normalize(text)
+            if normalized is None or any(token in normalized for token in ADDED):
+                return None
+            text = normalized
+        words = self.words
         out: list[int] = []
         for word in text.split():
-            ids = words.get(word)
-            if ids is None:
-                ids = words[word] = self.fresh[word] = self.unigram.cut(word)
-            out.extend(ids)
+            out.extend(words.get(word) or self._cut(word))
             if len(out) >= MAX_TOKENS:
                 return out[:MAX_TOKENS]
         return out
-
-    def normalize(self, text: str) -> str | None:
-        """``text`` through the character map, grapheme by grapheme (None: not possible, see the contract).
-
-        Spaces, tabs, newlines and carriage returns may become other whitespace: the split is the same.
-        """
-        table: dict[int, str] = {}
-        marks: list[str] = []
-        for char in set(text):
-            rule = self.chars.get(char, True)
-            if rule is True:
-                rule = self.chars[char] = self._rule(char)
-            if rule is False:
-                return None
-            if char in self.marks:
-                marks.append(char)
-            if rule is not None:
-                table[ord(char)] = rule  # type: ignore[assignment]
-        if marks:
-            return self._with_marks(text, marks, table)
-        return text.translate(table) if table else text
-
-    def _with_marks(self, text: str, marks: list[str], table: dict[int, str]) -> str:
-        """``text`` normalized where combining marks join the character before them into one grapheme.
-
-        A grapheme (a character and the marks after it, or marks alone after a control character) of
-        fewer than 6 bytes is rewritten whole when the map has an entry for its start, else character
-        by character, as the Rust normalizer does.
-        """
-        out: list[str] = []
-        done = 0
-        for match in re.finditer(f"(.?)([{''.join(map(re.escape, marks))}]+)", text, re.DOTALL):
-            base, run = match.group(1), match.group(2)
-            if base and unicodedata.category(base) in _CONTROL_CATEGORIES or ord(base or " ") in _ALONE_FORMAT:
-                out.append(text[done:match.start(2)].translate(table))
-                cluster = run
-            else:
-                out.append(text[done:match.start(1)].translate(table))
-                cluster = base + run
-            whole = self.charmap.rewrite(cluster.encode("utf-8")) if len(cluster.encode("utf-8")) < 6 else None
-            out.append(cluster.translate(table) if whole is None else whole)
-            done = match.end()
-        out.append(text[done:].translate(table))
-        return "".join(out)
-
-    def _rule(self, char: str) -> str | bool | None:
-        code = ord(char)
-        category = unicodedata.category(char)
-        if (category in _JOINING_CATEGORIES or code in _JOINING or (category == "Cf" and code not in _ALONE_FORMAT)
-                or any(low <= code <= high for low, high in _JOINING_RANGES)):
-            return False
-        if category in _MARK_CATEGORIES:
-            self.marks.add(char)
-        return self.charmap.rewrite(char.encode("utf-8"))
-
-
-def _charmap_text(tokenizer: bytes) -> str:
-    """The base64 text of the normalizer's ``precompiled_charsmap`` in ``tokenizer.json``'s bytes.
-
-    Read by locating the one key rather than decoding the whole 10 MB file (the pieces are loaded
-    only when a word must be cut); the whole file is decoded when the key is not found that way.
-    """
-    key = b'"precompiled_charsmap"'
-    at = tokenizer.find(key)
-    if at >= 0 and tokenizer.count(key) == 1:
-        begin = tokenizer.find(b'"', at + len(key))
-        end = tokenizer.find(b'"', begin + 1)
-        if begin > 0 and end > begin and tokenizer[at + len(key):begin].strip() == b":":
-            value = orjson.loads(tokenizer[begin:end + 1])
-            if isinstance(value, str):
-                return value
-    return str(orjson.loads(tokenizer)["normalizer"]["precompiled_charsmap"])
 
 
 def _safetensors(path: Path) -> dict[str, np.ndarray]:
