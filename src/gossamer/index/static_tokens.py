@@ -85,23 +85,41 @@ class StaticTokens:
         done = [i for i, row in enumerate(ids) if row]
         out: list[np.ndarray | None] = [None if row is None else np.zeros(self.dim, np.float32) for row in ids]
         if done:
-            lengths = np.array([len(ids[i]) for i in done], np.int64)  # type: ignore[arg-type]
-            flat = np.fromiter(chain.from_iterable(ids[i] for i in done), np.int64, int(lengths.sum()))  # type: ignore[arg-type]
-            products = self.rows[self.mapping[flat]].astype(np.float32) * self.weights[flat][:, None]
-            ends = np.cumsum(lengths).tolist()
-            # reduce along axis 0 adds row after row, the Rust loop's order (reduceat does not)
-            sums = np.stack([np.add.reduce(products[end - length:end], axis=0)
-                             for end, length in zip(ends, lengths.tolist(), strict=True)])
-            sums *= (np.float32(1) / lengths.astype(np.float32))[:, None]
-            squares = sums * sums
-            norms = np.zeros(len(done), np.float32)
-            for dim in range(self.dim):  # dimension after dimension (a reduce may sum pairwise)
-                norms += squares[:, dim]
-            np.sqrt(norms, out=norms)
-            np.divide(sums, norms[:, None], out=sums, where=norms[:, None] > 0)
-            for i, row in zip(done, sums, strict=True):
+            for i, row in zip(done, self._pool([ids[i] for i in done]), strict=True):  # type: ignore[misc]
                 out[i] = row
         return out
+
+    def _pool(self, ids: list[list[int]]) -> np.ndarray:
+        """The unit vectors of texts given by their token ids (none empty), as the package computes them.
+
+        A text's products ``row * weight`` are summed token after token, the Rust loop's order (a
+        NumPy reduce may sum pairwise): the texts, longest first, start from their first product and
+        add their j-th at step j, one vectorized add over the texts still that long.  Products are
+        computed once per distinct token of the batch.
+        """
+        lengths = np.array([len(row) for row in ids], np.int64)
+        flat = np.fromiter(chain.from_iterable(ids), np.int64, int(lengths.sum()))
+        tokens, which = np.unique(flat, return_inverse=True)
+        products = self.rows[self.mapping[tokens]].astype(np.float32) * self.weights[tokens][:, None]
+        order = np.argsort(-lengths, kind="stable")
+        starts = (np.cumsum(lengths) - lengths)[order]
+        longest = lengths[order].tolist()
+        sums = products[which[starts]]
+        active = len(longest)
+        for step in range(1, longest[0]):
+            while longest[active - 1] <= step:
+                active -= 1
+            sums[:active] += products[which[starts[:active] + step]]
+        sums *= (np.float32(1) / lengths[order].astype(np.float32))[:, None]
+        squares = sums * sums
+        norms = np.zeros(len(ids), np.float32)
+        for dim in range(self.dim):  # dimension after dimension (a reduce may sum pairwise)
+            norms += squares[:, dim]
+        np.sqrt(norms, out=norms)
+        np.divide(sums, norms[:, None], out=sums, where=norms[:, None] > 0)
+        pooled = np.empty_like(sums)
+        pooled[order] = sums
+        return pooled
 
     def token_ids(self, text: str) -> list[int] | None:
         """The token ids the package would use for ``text`` (at most :data:`MAX_TOKENS`), or ``None``.
