@@ -108,7 +108,7 @@ class WordStore:
                 continue
             except (OSError, ValueError, UnicodeDecodeError) as exc:
                 LOG.info("word store part %s unreadable, deleted: %s", path, exc)
-                path.unlink(missing_ok=True)
+                self._remove([path])
         if len(words) > self.limit:
             self._remove(read)
             words = {}
