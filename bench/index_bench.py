@@ -20,7 +20,8 @@ Sizes: the index on disk (``du``) and per document, the linkdb. A last step, ``s
 searches the new index once (a check that it answers).
 
 A fourth step, ``index_semantic``, indexes the same pages again with page vectors (``search.semantic=true``,
-the static embedding model of :mod:`gossamer.index.embeddings`) into a directory of its own.
+the static embedding model of :mod:`gossamer.index.embeddings`) into a directory of its own; its
+``word_store_before`` says whether the model's word store (token ids kept between runs) held words.
 
 Peer in the same run, ``tantivy_floor`` (:mod:`bench.tantivy_floor`): bare tantivy-py indexing of the
 same parsed pages (id, url, title, content; Gossamer's analyzer and writer settings) read straight
@@ -34,6 +35,7 @@ docs/s (issue 20).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,14 +62,27 @@ GOAL_FLOOR_SHARE: float = 0.5
 GOAL_SEMANTIC_DOCS_PER_S: float = 2_500
 
 
+def word_stores() -> dict[str, int]:
+    """Part files and bytes of the embedding model's word stores (token ids kept between runs) right now.
+
+    A store left by earlier runs spares the semantic step most of its word cutting: the JSON records
+    whether it was there (``parts`` 0: a cold run).
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    parts = [p for p in (Path(base) / "gossamer").glob("static-words-*/*.words") if p.is_file()]
+    return {"parts": len(parts), "bytes": sum(p.stat().st_size for p in parts)}
+
+
 def _semantic_step(run: StepRunner, crawl: Path, work: Path, docs: int | None) -> None:
     """``index_semantic``: the same index with page vectors (``search.semantic=true``) into its own directory."""
     index_dir = work / "index-semantic"
+    store = word_stores()
     run.step("index_semantic", [gossamer_executable(), "index", str(crawl / "crawldb"), "-linkdb",
                                 str(crawl / "linkdb"), "-dir", str(crawl / "segments"), "-deleteGone", "-index",
                                 str(index_dir), *defines({**ANCHOR_SETTINGS, "search.semantic": True})])
     step = run.steps.get("index_semantic", {})
     step.pop("urls_per_s", None)
+    step["word_store_before"] = store
     if docs and step.get("wall_s") and "error" not in step:
         step["docs"] = docs
         step["docs_per_s"] = round(docs / step["wall_s"], 1)

@@ -14,6 +14,7 @@ static_model = pytest.importorskip("static_model")
 from gossamer.index import static_tokens  # noqa: E402
 from gossamer.index.embeddings import embedder  # noqa: E402
 from gossamer.index.static_tokens import MAX_TOKENS, StaticTokens  # noqa: E402
+from gossamer.index.word_store import WordStore  # noqa: E402
 
 MODEL_DIR = static_model.ensure_model_ready(Path(static_model.__file__).parent / "model")
 HANDLED = [
@@ -73,6 +74,24 @@ def test_a_full_word_cache_starts_again(monkeypatch: pytest.MonkeyPatch) -> None
     rows = model.encode(HANDLED[:6])
     assert len(model.words) <= 3 + 40
     assert [row.tobytes() for row in rows if row is not None] == [row.tobytes() for row in package(HANDLED[:6])]
+
+
+def test_words_kept_on_disk_give_the_same_vectors_without_loading_the_pieces(tmp_path: Path) -> None:
+    first = StaticTokens(MODEL_DIR, WordStore(tmp_path, 1000))
+    want = [row.tobytes() for row in first.encode(HANDLED) if row is not None]
+    again = StaticTokens(MODEL_DIR, WordStore(tmp_path, 1000))
+    assert len(again.words) == len(first.words)
+    assert [row.tobytes() for row in again.encode(HANDLED) if row is not None] == want
+    assert again._unigram is None
+    assert want == [row.tobytes() for row in package(HANDLED)]
+
+
+def test_words_looked_up_as_written_match_texts_normalized_whole() -> None:
+    by_word, whole = StaticTokens(MODEL_DIR), StaticTokens(MODEL_DIR)
+    whole.rules.by_word = False
+    texts = HANDLED + ["ﬁle ﬁle ①② naïve naïve", "Straße　straße x"]
+    assert [by_word.token_ids(t) for t in texts] == [whole.token_ids(t) for t in texts]
+    assert by_word.raw and not whole.raw
 
 
 ALPHABET = "abcXYZ019 _.-,;:()<>'\"\n\t\r\u00a0\u200b\u00ad\x0b\x1céüß€—…™ﬁ①\u0301\u0323\u4e00\u0416\U0001F52C"

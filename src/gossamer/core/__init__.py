@@ -6,12 +6,14 @@
 * codes and keys: status codes and schedule states (:mod:`.status`), shared metadata keys
   (:mod:`.metadata`);
 * helpers: URLs, hosts, registered domains and public suffixes (:mod:`.urls`), process checks
-  (:mod:`.processes`), which IP addresses a fetch may connect to (:mod:`.address_policy`);
+  (:mod:`.processes`), the cache directory (:mod:`.cache_dir`), which IP addresses a fetch may connect
+  to (:mod:`.address_policy`);
 * settings: every property with its default (:mod:`.defaults`), typed declarations
   (:mod:`.property`), the layers (:mod:`.settings`).
 """
 
 from gossamer.core.address_policy import AddressPolicy, special_kind
+from gossamer.core.cache_dir import cache_root
 from gossamer.core.datum import (
     META_CONTENT_TYPE,
     META_FIXED_INTERVAL,
@@ -110,6 +112,7 @@ __all__ = [
     "mime_type_map",
     "most_specific_mime",
     "AddressPolicy",
+    "cache_root",
     "Clause",
     "ClauseKind",
     "CRAWL_SCORE_KEY",

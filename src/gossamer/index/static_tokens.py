@@ -7,8 +7,10 @@ int8 rows.  It spends ~1.4 µs per word, for every word of every page, although 
 repeat their words (the doc web: 1.56M words, 75k distinct).  :class:`StaticTokens`
 computes the same vectors from the model files inside that package:
 
-* a word is cut into pieces once (the Unigram best path, as the Rust tokenizer computes it,
-  ties going to the first path found) and its token ids are kept;
+* a word is cut into pieces once (the Unigram best path, :mod:`gossamer.index.unigram`) and its
+  token ids are kept; with a :class:`~gossamer.index.word_store.WordStore` (as :func:`encoder`
+  gives it) they are also kept on disk for the next process, and the model's pieces load only
+  when a word is not known yet;
 * the pooling does the same float32 operations in the same order: the products
   ``row * weight`` summed token by token, times ``1 / n``, divided by the square root of the
   squares summed dimension by dimension.
@@ -27,9 +29,7 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import struct
-import unicodedata
 from collections.abc import Callable, Sequence
 from itertools import chain
 from pathlib import Path
@@ -38,224 +38,152 @@ from typing import Any
 import numpy as np
 import orjson
 
+from gossamer.index.static_chars import ADDED, CONTROL, CharMap, CharRules, charmap_text
+from gossamer.index.unigram import Unigram
+from gossamer.index.word_store import WordStore
+
 MAX_TOKENS = 512
 """Tokens of a text that count (the package's ``max_length``)."""
-PREFIX = 3
-"""Characters of the prefixes by which the longest piece is looked up (to stop the search for pieces early)."""
-UNK_PENALTY = 10.0
-"""An unknown character scores this much below the lowest piece (the Unigram model's rule)."""
 WORD_CACHE = 300_000
 """Distinct words whose token ids are kept; the cache starts again beyond that (memory stays bounded)."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ADDED = ("<pad>", "<unk>")
-_JOINING_CATEGORIES = frozenset({"Cs", "Cn"})
-_MARK_CATEGORIES = frozenset({"Mn", "Mc", "Me"})
-_CONTROL_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
-_JOINING_RANGES = ((0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF),  # Hangul jamo (L, V, T)
-                   (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF), (0xFF9E, 0xFF9F),  # regional indicators, modifiers
-                   (0xE0000, 0xE0FFF))  # tags
-_JOINING = frozenset({0x0E33, 0x0EB3, 0x0D4E, 0x111C2, 0x111C3, 0x1193F, 0x11941, 0x11A3A, 0x11D46, 0x11F02,
-                      *range(0x11A84, 0x11A8A), 0x094D, 0x09CD, 0x0ACD, 0x0B4D, 0x0C4D, 0x0D4D, 0x2581})
-"""Letters that are grapheme ``SpacingMark`` or ``Prepend``, viramas that join two consonants (``InCB=Linker``),
-and Metaspace's ``▁``: a text holding one is left to the package."""
-_ALONE_FORMAT = frozenset({0x00AD, 0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF})
-"""Format characters that are graphemes of their own (``Control``); every other one is left to the package."""
-
-
-class _CharMap:
-    """SentencePiece's precompiled character map: a double-array trie of the strings it rewrites."""
-
-    def __init__(self, blob: bytes) -> None:
-        size = struct.unpack("<I", blob[:4])[0]
-        self.units: list[int] = np.frombuffer(blob[4:4 + size], "<u4").tolist()
-        self.normalized = blob[4 + size:]
-
-    def rewrite(self, key: bytes) -> str | None:
-        """What the map makes of ``key``: the text of its shortest entry that is a prefix of ``key``, else None."""
-        units = self.units
-        unit = units[0]
-        pos = (unit >> 10) << ((unit & 512) >> 6)
-        for byte in key:
-            pos ^= byte
-            unit = units[pos]
-            if unit & 0x800000FF != byte:
-                return None
-            pos ^= (unit >> 10) << ((unit & 512) >> 6)
-            if (unit >> 8) & 1:
-                start = units[pos] & 0x7FFFFFFF
-                return self.normalized[start:self.normalized.index(b"\0", start)].decode("utf-8")
-        return None
-
-
 class StaticTokens:
     """The model of one package directory (``config.json``, ``tokenizer.json``, ``model.safetensors``)."""
 
-    def __init__(self, model_dir: Path) -> None:
-        spec = orjson.loads((model_dir / "tokenizer.json").read_bytes())
-        model = spec["model"]
-        vocab = model["vocab"]
-        pieces = [piece for piece, _ in vocab]
-        self.ids: dict[str, int] = dict(zip(pieces, range(len(pieces)), strict=True))  # a piece listed twice: its last
-        self.score_of: list[float] = [score for _, score in vocab]
-        """Score of each piece id."""
-        self.longest: dict[str, int] = {piece[:PREFIX]: len(piece) for piece in sorted(self.ids, key=len)}
-        """The longest piece starting with each :data:`PREFIX`-character prefix (shorter pieces are all tried)."""
-        self.unk_id: int = model["unk_id"]
-        self.unk_score = min(self.score_of) - UNK_PENALTY
-        self.charmap = _CharMap(base64.b64decode(spec["normalizer"]["precompiled_charsmap"]))
+    def __init__(self, model_dir: Path, store: WordStore | None = None) -> None:
+        self.tokenizer = model_dir / "tokenizer.json"
+        self.rules = CharRules(CharMap(base64.b64decode(charmap_text(self.tokenizer.read_bytes()))))
+        self._unigram: Unigram | None = None
+        self.store = store
         tensors = _safetensors(model_dir / "model.safetensors")
         self.mapping = tensors["mapping"].astype(np.int64)
         self.weights = tensors["weights"].astype(np.float32)
         self.rows = tensors["embeddings"]
         self.dim = int(self.rows.shape[1])
-        self.words: dict[str, tuple[int, ...]] = {}
+        self.words: dict[str, tuple[int, ...]] = store.load() if store is not None else {}
         """Word (normalized) -> its token ids."""
-        self.chars: dict[str, str | bool | None] = {}
-        """Character -> its rewrite (None: kept; False: a text holding it is left to the package)."""
-        self.marks: set[str] = set()
-        """Combining marks seen: they join the character before them into one grapheme."""
+        self.fresh: dict[str, tuple[int, ...]] = {}
+        """Words cut since the store was last written."""
+        self.raw: dict[str, tuple[int, ...]] = {}
+        """Word as written (not ASCII) -> its token ids, where :meth:`CharRules.word` normalizes it."""
+
+    @property
+    def unigram(self) -> Unigram:
+        """The pieces of the model, loaded on the first word that is not known yet (~0.3 s)."""
+        if self._unigram is None:
+            self._unigram = Unigram(orjson.loads(self.tokenizer.read_bytes())["model"])
+        return self._unigram
 
     def encode(self, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """The package's vector of each text (float32), or ``None`` where the text is not handled."""
+        """The package's vector of each text (float32), or ``None`` where the text is not handled.
+
+        Words cut for these texts are then added to the store (when there is one).
+        """
         ids = [self.token_ids(text) for text in texts]
+        if self.fresh and self.store is not None:
+            self.store.save(self.fresh)
+        self.fresh = {}
         done = [i for i, row in enumerate(ids) if row]
         out: list[np.ndarray | None] = [None if row is None else np.zeros(self.dim, np.float32) for row in ids]
         if done:
-            lengths = np.array([len(ids[i]) for i in done], np.int64)  # type: ignore[arg-type]
-            flat = np.fromiter(chain.from_iterable(ids[i] for i in done), np.int64, int(lengths.sum()))  # type: ignore[arg-type]
-            products = self.rows[self.mapping[flat]].astype(np.float32) * self.weights[flat][:, None]
-            ends = np.cumsum(lengths).tolist()
-            # reduce along axis 0 adds row after row, the Rust loop's order (reduceat does not)
-            sums = np.stack([np.add.reduce(products[end - length:end], axis=0)
-                             for end, length in zip(ends, lengths.tolist(), strict=True)])
-            sums *= (np.float32(1) / lengths.astype(np.float32))[:, None]
-            squares = sums * sums
-            norms = np.zeros(len(done), np.float32)
-            for dim in range(self.dim):  # dimension after dimension (a reduce may sum pairwise)
-                norms += squares[:, dim]
-            np.sqrt(norms, out=norms)
-            np.divide(sums, norms[:, None], out=sums, where=norms[:, None] > 0)
-            for i, row in zip(done, sums, strict=True):
+            for i, row in zip(done, self._pool([ids[i] for i in done]), strict=True):  # type: ignore[misc]
                 out[i] = row
         return out
 
+    def _pool(self, ids: list[list[int]]) -> np.ndarray:
+        """The unit vectors of texts given by their token ids (none empty), as the package computes them.
+
+        A text's products ``row * weight`` are summed token after token, the Rust loop's order (a
+        NumPy reduce may sum pairwise): the texts, longest first, start from their first product and
+        add their j-th at step j, one vectorized add over the texts still that long.  Products are
+        computed once per distinct token of the batch.
+        """
+        lengths = np.array([len(row) for row in ids], np.int64)
+        flat = np.fromiter(chain.from_iterable(ids), np.int64, int(lengths.sum()))
+        tokens, which = np.unique(flat, return_inverse=True)
+        products = self.rows[self.mapping[tokens]].astype(np.float32) * self.weights[tokens][:, None]
+        order = np.argsort(-lengths, kind="stable")
+        starts = (np.cumsum(lengths) - lengths)[order]
+        longest = lengths[order].tolist()
+        sums = products[which[starts]]
+        active = len(longest)
+        for step in range(1, longest[0]):
+            while longest[active - 1] <= step:
+                active -= 1
+            sums[:active] += products[which[starts[:active] + step]]
+        sums *= (np.float32(1) / lengths[order].astype(np.float32))[:, None]
+        squares = sums * sums
+        norms = np.zeros(len(ids), np.float32)
+        for dim in range(self.dim):  # dimension after dimension (a reduce may sum pairwise)
+            norms += squares[:, dim]
+        np.sqrt(norms, out=norms)
+        np.divide(sums, norms[:, None], out=sums, where=norms[:, None] > 0)
+        pooled = np.empty_like(sums)
+        pooled[order] = sums
+        return pooled
+
     def token_ids(self, text: str) -> list[int] | None:
-        """The token ids the package would use for ``text`` (at most :data:`MAX_TOKENS`), or ``None``."""
-        if any(token in text for token in _ADDED):
+        """The token ids the package would use for ``text`` (at most :data:`MAX_TOKENS`), or ``None``.
+
+        Each word as written is looked up first (normalized on its own, see
+        :meth:`~gossamer.index.static_chars.CharRules.word`); a text where that is not exact is
+        normalized whole (:meth:`_whole`).
+        """
+        if "<" in text and any(token in text for token in ADDED):
             return None
-        if not text.isascii() or _CONTROL.search(text):
-            normalized = self.normalize(text)
-            if normalized is None or any(token in normalized for token in _ADDED):
-                return None
-            text = normalized
+        if not self.rules.by_word or CONTROL.search(text):
+            return self._whole(text)
         words = self.words
         if len(words) > WORD_CACHE:
             words.clear()
+            self.raw.clear()
+        split = text.split()
+        found = list(map(words.get, split))
+        if None in found:
+            count = 0
+            for k, ids in enumerate(found):
+                if ids is None:
+                    word = split[k]  # cut by now if it came earlier in the text
+                    ids = words.get(word) or self.raw.get(word) or self._word(word)
+                    if ids is None:
+                        return self._whole(text)
+                    found[k] = ids
+                count += len(ids)
+                if count >= MAX_TOKENS:  # the words after these are not cut
+                    del found[k + 1:]
+                    break
+        out = list(chain.from_iterable(found))  # type: ignore[arg-type]
+        return out[:MAX_TOKENS] if len(out) > MAX_TOKENS else out
+
+    def _word(self, word: str) -> tuple[int, ...] | None:
+        """The token ids of a word as written (None: the text must be normalized whole)."""
+        if word.isascii():  # printable ASCII is kept as it is (CharRules.by_word)
+            return self._cut(word)
+        normalized = self.rules.word(word)
+        if normalized is None or any(token in normalized for token in ADDED):
+            return None
+        ids = self.raw[word] = tuple(chain.from_iterable(self.words.get(part) or self._cut(part)
+                                                         for part in normalized.split()))
+        return ids
+
+    def _cut(self, word: str) -> tuple[int, ...]:
+        """A normalized word's token ids, cut now and kept (in :attr:`words`, and :attr:`fresh` for the store)."""
+        ids = self.words[word] = self.fresh[word] = self.unigram.cut(word)
+        return ids
+
+    def _whole(self, text: str) -> list[int] | None:
+        """:meth:`token_ids` with the text normalized whole, then split into words."""
+        if not text.isascii() or CONTROL.search(text):
+            normalized = self.rules.normalize(text)
+            if normalized is None or any(token in normalized for token in ADDED):
+                return None
+            text = normalized
+        words = self.words
         out: list[int] = []
         for word in text.split():
-            ids = words.get(word)
-            if ids is None:
-                ids = words[word] = self._cut(word)
-            out.extend(ids)
+            out.extend(words.get(word) or self._cut(word))
             if len(out) >= MAX_TOKENS:
                 return out[:MAX_TOKENS]
         return out
-
-    def normalize(self, text: str) -> str | None:
-        """``text`` through the character map, grapheme by grapheme (None: not possible, see the contract).
-
-        Spaces, tabs, newlines and carriage returns may become other whitespace: the split is the same.
-        """
-        table: dict[int, str] = {}
-        marks: list[str] = []
-        for char in set(text):
-            rule = self.chars.get(char, True)
-            if rule is True:
-                rule = self.chars[char] = self._rule(char)
-            if rule is False:
-                return None
-            if char in self.marks:
-                marks.append(char)
-            if rule is not None:
-                table[ord(char)] = rule  # type: ignore[assignment]
-        if marks:
-            return self._with_marks(text, marks, table)
-        return text.translate(table) if table else text
-
-    def _with_marks(self, text: str, marks: list[str], table: dict[int, str]) -> str:
-        """``text`` normalized where combining marks join the character before them into one grapheme.
-
-        A grapheme (a character and the marks after it, or marks alone after a control character) of
-        fewer than 6 bytes is rewritten whole when the map has an entry for its start, else character
-        by character, as the Rust normalizer does.
-        """
-        out: list[str] = []
-        done = 0
-        for match in re.finditer(f"(.?)([{''.join(map(re.escape, marks))}]+)", text, re.DOTALL):
-            base, run = match.group(1), match.group(2)
-            if base and unicodedata.category(base) in _CONTROL_CATEGORIES or ord(base or " ") in _ALONE_FORMAT:
-                out.append(text[done:match.start(2)].translate(table))
-                cluster = run
-            else:
-                out.append(text[done:match.start(1)].translate(table))
-                cluster = base + run
-            whole = self.charmap.rewrite(cluster.encode("utf-8")) if len(cluster.encode("utf-8")) < 6 else None
-            out.append(cluster.translate(table) if whole is None else whole)
-            done = match.end()
-        out.append(text[done:].translate(table))
-        return "".join(out)
-
-    def _rule(self, char: str) -> str | bool | None:
-        code = ord(char)
-        category = unicodedata.category(char)
-        if (category in _JOINING_CATEGORIES or code in _JOINING or (category == "Cf" and code not in _ALONE_FORMAT)
-                or any(low <= code <= high for low, high in _JOINING_RANGES)):
-            return False
-        if category in _MARK_CATEGORIES:
-            self.marks.add(char)
-        return self.charmap.rewrite(char.encode("utf-8"))
-
-    def _cut(self, word: str) -> tuple[int, ...]:
-        """The Unigram best path over ``▁word``: the highest total score, the first one found on a tie."""
-        text = "\u2581" + word
-        n = len(text)
-        score = [0.0] + [float("-inf")] * n
-        start = [0] * (n + 1)
-        piece_ids = self.ids
-        score_of = self.score_of
-        longest = self.longest
-        for i in range(n):
-            base = score[i]
-            if text[i] not in piece_ids:  # no piece of one character: the unknown token
-                total = base + self.unk_score
-                if total > score[i + 1]:
-                    score[i + 1] = total
-                    start[i + 1] = i
-            for end in range(i + 1, min(n, i + longest.get(text[i:i + PREFIX], PREFIX - 1)) + 1):
-                piece = piece_ids.get(text[i:end])
-                if piece is not None and base + score_of[piece] > score[end]:
-                    score[end] = base + score_of[piece]
-                    start[end] = i
-        spans: list[tuple[int, int]] = []
-        end = n
-        while end > 0:
-            spans.append((start[end], end))
-            end = start[end]
-        ids: list[int] = []
-        unk = self.unk_id
-        run = -1
-        for begin, end in reversed(spans):
-            # the tokenizer fuses a run of tokens with the unknown id (here also a real piece's id) into one
-            # string, whose id it looks up again
-            if self.ids.get(text[begin:end], unk) != unk:
-                run = -1
-                ids.append(self.ids[text[begin:end]])
-            elif run < 0:
-                run = begin
-                ids.append(unk)
-            else:
-                ids[-1] = self.ids.get(text[run:end], unk)
-        return tuple(ids)
 
 
 def _safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -277,14 +205,15 @@ def _safetensors(path: Path) -> dict[str, np.ndarray]:
 def encoder(model_dir: Path, package: Callable[[list[str]], Any]) -> Callable[[list[str]], np.ndarray]:
     """``encode(texts)``: the package's float32 vectors, one row per text.
 
-    :class:`StaticTokens` (built on first use) computes those it handles, ``package`` (the package's own
-    encoder, whose model loads only then) the others.
+    :class:`StaticTokens` (built on first use, with the model's :class:`~gossamer.index.word_store.WordStore`)
+    computes those it handles, ``package`` (the package's own encoder, whose model loads only then) the others.
     """
     model: list[StaticTokens] = []
 
     def encode(texts: list[str]) -> np.ndarray:
         if not model:
-            model.append(StaticTokens(model_dir))
+            store = WordStore.for_tokenizer(model_dir / "tokenizer.json", WORD_CACHE)
+            model.append(StaticTokens(model_dir, store))
         rows = model[0].encode(texts)
         rest = [i for i, row in enumerate(rows) if row is None]
         if rest:

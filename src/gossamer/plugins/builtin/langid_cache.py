@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -32,18 +31,13 @@ from pathlib import Path
 import numpy as np
 from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
+from gossamer.core import cache_root
 from gossamer.plugins.builtin.langid_numpy import NumpyIdentifier, WalkModel
 
 LOG = logging.getLogger(__name__)
 FORMAT = 1
 """Version of the cache layout; part of the directory name."""
 _ARRAYS = ("rows_next", "features_next", "two", "table", "prior")
-
-
-def cache_root() -> Path:
-    """Where derived models are kept: ``$XDG_CACHE_HOME/gossamer``, else ``~/.cache/gossamer``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gossamer"
 
 
 def model_path() -> Path:
