@@ -61,6 +61,26 @@ def test_metatags_star_takes_every_name_and_http_equiv_and_keeps_all_values() ->
     assert found["metatag.content-language"] == "en" and found["metatag.og:title"] == "OG"
 
 
+def test_metatags_reads_the_tree_itself_when_the_parser_handed_no_meta_elements() -> None:
+    from selectolax.lexbor import LexborHTMLParser
+
+    from gossamer.plugins.builtin.htmlfilter_metatags import MetaTagsFilter
+    from gossamer.plugins.builtin.parse_html import HtmlParser
+
+    body = ("<head><meta name=author content=me><meta name=robots><meta http-equiv=Refresh content=''>"
+            "</head><body><meta property='og:title' content=OG><meta name=author content=you></body>")
+    s = settings(metatags_names="*")
+    content = Content(URL, URL, body.encode("utf-8"), "text/html", [], {})
+    handed, tree = HtmlParser(s).parse_tree(content)
+    assert handed.meta_elements is not None and len(handed.meta_elements) == 5
+    bare = ParseResult(ParseData(ParseStatusCode.SUCCESS, "", [], {}, {}), ParseText(""))
+    metatags = MetaTagsFilter(s)
+    from_parser = metatags.filter(content, handed, tree).data.parse_metadata
+    from_tree = metatags.filter(content, bare, LexborHTMLParser(body)).data.parse_metadata
+    assert {k: v for k, v in from_parser.items() if k.startswith("metatag.")} == from_tree == {
+        "metatag.author": "me\tyou", "metatag.og:title": "OG"}  # an empty value is not kept
+
+
 def test_without_parse_metatags_there_are_no_metatag_keys() -> None:
     found = meta("<meta name=description content=d>", plugin_includes="parse-html|scoring-opic")
     assert found["description"] == "d" and "metatag.description" not in found

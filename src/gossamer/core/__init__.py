@@ -60,7 +60,7 @@ from gossamer.core.mime import (
     mime_type_map,
     most_specific_mime,
 )
-from gossamer.core.processes import frozen_heap, page_work_gc, pid_alive
+from gossamer.core.processes import die_with_parent, frozen_heap, page_work_gc, pid_alive
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
     Content,
@@ -172,6 +172,7 @@ __all__ = [
     "java_float",
     "load_settings",
     "now_millis",
+    "die_with_parent",
     "frozen_heap",
     "lazy_attributes",
     "page_work_gc",

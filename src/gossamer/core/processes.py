@@ -1,11 +1,20 @@
-"""Process-level helpers: whether a process still runs, and the garbage collector's pace for page work."""
+"""Process-level helpers: whether a process still runs, dying with the parent, the garbage collector's pace."""
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+PR_SET_PDEATHSIG = 1
+EXIT_ORPHANED = 70
+"""Exit status of a task process whose driver died."""
 
 
 def pid_alive(pid: int) -> bool:
@@ -21,6 +30,29 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """End this process when ``parent_pid`` (the driver) dies, however it dies (``kill -9`` too).
+
+    On Linux the kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``); everywhere
+    a daemon thread also checks once a second that the parent is still this process's parent.
+    A parent already gone when this runs ends the process at once.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(EXIT_ORPHANED)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(1.0)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="gossamer-parent-watch", daemon=True).start()
 
 
 PAGE_WORK_GC_THRESHOLDS = (20_000, 20, 20)

@@ -19,23 +19,18 @@ pool runs (another thread) gets a pool of its own.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import multiprocessing
 import os
-import signal
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-PR_SET_PDEATHSIG = 1
-EXIT_ORPHANED = 70
-"""Exit status of a task process whose driver died."""
+from gossamer.core import die_with_parent
+
 PROGRESS, RESULT = "progress", "result"
 
 
@@ -48,29 +43,6 @@ class QueueReporter:
     def report(self, value: Any) -> None:
         """Queue ``(PROGRESS, index, value)`` for the driver."""
         self.messages.put((PROGRESS, self.index, value))
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """End this process when ``parent_pid`` (the driver) dies, however it dies (``kill -9`` too).
-
-    On Linux the kernel sends SIGKILL at the parent's death (``PR_SET_PDEATHSIG``); everywhere
-    a daemon thread also checks once a second that the parent is still this process's parent.
-    A parent already gone when this runs ends the process at once.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent_pid:
-        os._exit(EXIT_ORPHANED)
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(1.0)
-        os._exit(EXIT_ORPHANED)
-
-    threading.Thread(target=watch, name="gossamer-parent-watch", daemon=True).start()
 
 
 def _worker_main(inbox: Any, messages: Any, parent_pid: int) -> None:

@@ -10,15 +10,15 @@ malformed URL) propagates to the caller, who reports and counts it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gossamer.core import Settings
 from gossamer.plugins.api import URLFilter, URLNormalizer
 from gossamer.plugins.registry import PluginRepository
 from gossamer.plugins.support.urlscreen import all_true
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class URLChain:
@@ -58,6 +58,8 @@ class URLChain:
         ``URLFilter.accepted_mask``), each asked only about the URLs still true; ``None`` when a
         plugin offers no batch shortcut.  False means "not known": run :meth:`apply`.
         """
+        import pyarrow.compute as pc  # here, not at module level: the parse worker never loads pyarrow
+
         masks = [lambda u, n=n: n.unchanged_mask(u, self.scope) for n in self.normalizers]
         masks += [f.accepted_mask for f in self.filters]
         result = all_true(len(urls))

@@ -41,8 +41,12 @@ class MetaTagsFilter(HtmlParseFilter):
 
     def filter(self, content: Content, result: ParseResult, tree: Any) -> ParseResult:
         values: dict[str, list[str]] = {}
-        for node in tree.css("meta[content]"):
-            attrs = node.attributes
+        elements = result.meta_elements  # what parse-html read; else a walk of the DOM
+        if elements is None:
+            elements = [node.attributes for node in tree.css("meta")]
+        for attrs in elements:
+            if "content" not in attrs:
+                continue
             name = (attrs.get("name") or attrs.get("http-equiv") or attrs.get("property") or "").strip().lower()
             if self.wanted(name):
                 values.setdefault(name, []).append(attrs.get("content") or "")

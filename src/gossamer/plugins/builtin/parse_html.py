@@ -169,7 +169,13 @@ class HtmlParser(Parser):
         data = self._bounded(content.content, notes)
         decoded = choose_charset(data, content.content_type, self.default_charset, self.detect, html=True)
         tree = LexborHTMLParser(decoded.document)
-        meta = self.meta.read(tree)
+        page_url = content.url
+        base = document_base(tree, content.base_url or page_url)
+        elements: list[Any] = []
+        outlinks, canonical = self.links.extract(tree, base, elements)  # one pass: the links and the <meta>s
+        meta = self.meta.read_elements(elements)
+        if meta.nofollow:
+            outlinks = []
         parse_meta = meta.tags
         parse_meta.update(notes)
         parse_meta[CHARSET_KEYS[0]] = parse_meta[CHARSET_KEYS[1]] = decoded.charset
@@ -178,12 +184,6 @@ class HtmlParser(Parser):
             if root is not None else ""
         if declared:
             parse_meta.setdefault(HTML_LANG_KEY, declared[:35])
-        page_url = content.url
-        base = document_base(tree, content.base_url or page_url)
-        if meta.nofollow:
-            outlinks, canonical = [], self.links.canonical(tree, base)
-        else:
-            outlinks, canonical = self.links.extract(tree, base)
         if canonical:
             parse_meta["canonical"] = canonical
         if meta.nocache:
@@ -197,7 +197,7 @@ class HtmlParser(Parser):
                 message = f"meta refresh to {target} after {meta.refresh_seconds} s"
         title = "" if meta.noindex else self._title(tree)
         data_out = ParseData(ParseStatusCode.SUCCESS, title, outlinks, {}, parse_meta, message)
-        return ParseResult(data_out, ParseText("")), tree, meta.noindex
+        return ParseResult(data_out, ParseText(""), meta.elements), tree, meta.noindex
 
     @staticmethod
     def _refresh_target(target: str, base: str, page_url: str) -> str:

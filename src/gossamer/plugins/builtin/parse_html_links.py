@@ -169,14 +169,23 @@ class LinkExtractor:
             self.attributes["form"] = "action"
         wanted = sorted(set(self.attributes.values()))
         self.selector = ", ".join(f"[{attr}]:not([rel~=nofollow i])" for attr in wanted)
+        self.meta_selector = ", ".join(["meta", self.selector] if self.selector else ["meta"])
         self.anchor_limit = anchor_limit
         self.node_metadata_name = node_metadata_name
         self.resolver = LinkResolver(cache_size)
 
-    def extract(self, tree: object, base: str) -> tuple[list[Outlink], str | None]:
-        """``(outlinks in document order, canonical URL or None)`` of a parsed page."""
+    def extract(self, tree: object, base: str, metas: list[object] | None = None) -> tuple[list[Outlink], str | None]:
+        """``(outlinks in document order, canonical URL or None)`` of a parsed page.
+
+        ``metas``, when given, receives the page's ``<meta>`` elements in document order, found by
+        the same pass over the DOM (a CSS query walks the whole tree: ~0.1 ms on a doc page).
+        """
         canonical = self.canonical(tree, base)
-        if not self.attributes:
+        if metas is not None:
+            selector = self.meta_selector
+        elif self.attributes:
+            selector = self.selector
+        else:
             return [], canonical
         ctx = BaseContext(base)
         resolve = self.resolver.resolve
@@ -185,10 +194,12 @@ class LinkExtractor:
         meta_name = self.node_metadata_name
         seen: set[str] = set()
         outlinks: list[Outlink] = []
-        for node in tree.css(self.selector):  # type: ignore[attr-defined]
+        for node in tree.css(selector):  # type: ignore[attr-defined]
             tag = node.tag
             attr = attributes.get(tag)
             if attr is None:
+                if tag == "meta" and metas is not None:
+                    metas.append(node)
                 continue
             href = node.attrs.get(attr)
             if not href or href in seen:

@@ -15,7 +15,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gossamer.core import robots_words
 
@@ -30,6 +32,8 @@ class MetaDirectives:
     refresh_seconds: int | None = None
     refresh_target: str = ""
     tags: dict[str, str] = field(default_factory=dict)
+    elements: list[dict[str, str | None]] = field(default_factory=list)
+    """The attributes of every ``<meta>`` element read, in document order."""
 
 
 def parse_refresh(value: str) -> tuple[int, str] | None:
@@ -59,10 +63,15 @@ class MetaReader:
 
     def read(self, tree: object) -> MetaDirectives:
         """Directives and tags of every ``<meta>`` element of ``tree`` (a selectolax parser)."""
+        return self.read_elements(tree.css("meta"))  # type: ignore[attr-defined]
+
+    def read_elements(self, elements: Iterable[Any]) -> MetaDirectives:
+        """Directives and tags of ``<meta>`` elements (selectolax nodes), in document order."""
         found = MetaDirectives()
         tags = found.tags
-        for node in tree.css("meta"):  # type: ignore[attr-defined]
+        for node in elements:
             attrs = node.attributes
+            found.elements.append(attrs)
             content = attrs.get("content")
             if content is None:
                 continue

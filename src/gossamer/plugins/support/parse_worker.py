@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
     """Serve parse requests until end of input (see the module docstring)."""
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    from gossamer.engine import die_with_parent
+    from gossamer.core import die_with_parent
     from gossamer.plugins.api import Parser
     from gossamer.plugins.registry import PluginRepository
 

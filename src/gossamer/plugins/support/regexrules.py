@@ -37,13 +37,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from gossamer.core import domain_of, url_host
 from gossamer.plugins.support.javaregex import JavaRegexError, compile_java
 from gossamer.plugins.support.rulefiles import RuleText
 from gossamer.plugins.support.urlscreen import LINE_TERMINATORS_ONLY, any_of, pattern_screen, re2_literal, screened
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 Matcher = Callable[[str], bool]
 
