@@ -100,25 +100,26 @@ def test_an_entry_point_factory_pickles_without_importing_and_builds_the_plugin(
         EntryPointFactory("gossamer.plugins", factory.value, "urlfilter-nope").info()
 
 
-def test_discovery_imports_neither_aiohttp_nor_the_search_broker() -> None:
-    """Processes that never fetch or search (inject, generate, updatedb maps) do not pay for them."""
-    code = ("import sys; from gossamer.plugins.registry import discover; discover(); "
-            "print(sorted(m for m in ('aiohttp', 'gossamer.search.broker', 'gossamer.search.node_server') "
-            "if m in sys.modules))")
+def _loaded_after(statements: str, modules: tuple[str, ...]) -> str:
+    """Which of ``modules`` a fresh interpreter has loaded after ``statements`` (printed as a sorted list)."""
+    code = f"import sys; {statements}; print(sorted(m for m in {modules!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={k: v for k, v in os.environ.items() if k != ENV_MANIFEST})
-    assert out.stdout.strip() == "[]"
+    return out.stdout.strip()
+
+
+def test_discovery_imports_neither_aiohttp_nor_the_search_broker() -> None:
+    """Processes that never fetch or search (inject, generate, updatedb maps) do not pay for them."""
+    assert _loaded_after("from gossamer.plugins.registry import discover; discover()",
+                         ("aiohttp", "gossamer.search.broker", "gossamer.search.node_server")) == "[]"
 
 
 def test_the_parse_worker_loads_neither_pyarrow_nor_the_engine() -> None:
     """The PDF worker's start-up: what it imports to build the parent's Parser plugins (~0.15 s, not 0.33)."""
-    code = ("import sys; from gossamer.core import die_with_parent, load_settings; "
-            "from gossamer.plugins.api import Parser; from gossamer.plugins.registry import PluginRepository; "
-            "import gossamer.plugins.support.parse_worker; "
-            "print(sorted(m for m in ('pyarrow', 'numpy', 'gossamer.engine', 'gossamer.store') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={k: v for k, v in os.environ.items() if k != ENV_MANIFEST})
-    assert out.stdout.strip() == "[]"
+    imports = ("from gossamer.core import die_with_parent, load_settings; "
+               "from gossamer.plugins.api import Parser; from gossamer.plugins.registry import PluginRepository; "
+               "import gossamer.plugins.support.parse_worker")
+    assert _loaded_after(imports, ("pyarrow", "numpy", "gossamer.engine", "gossamer.store")) == "[]"
 
 
 def test_a_second_discovery_of_the_same_entry_points_returns_the_same_plugins() -> None:
