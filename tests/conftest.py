@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,8 +20,14 @@ VECTORS = Path(__file__).resolve().parent / "vectors"
 """Conformance cases copied from ../shared/vectors (Nutch and crawler-commons test suites)."""
 LOOPBACK_ALLOWED = {"GOSSAMER_HTTP_FILTER_IPADDRESS_INCLUDE": "loopback"}
 """Every test site is on loopback, which the SSRF guard refuses by default: the tests allow it explicitly."""
-ENV_KEEP = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", *LOOPBACK_ALLOWED}
+ENV_KEEP = {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "XDG_CACHE_HOME",
+            *LOOPBACK_ALLOWED}
 os.environ.update(LOOPBACK_ALLOWED)  # for module-scoped fixtures too, which run before the autouse one below
+TEST_CACHE = Path(tempfile.mkdtemp(prefix="gossamer-test-cache-"))
+"""What Gossamer derives and keeps between runs (the langid model's arrays, the embedding model's word store)
+goes here during the tests, not into the developer's ``~/.cache``: each test process starts without it."""
+os.environ["XDG_CACHE_HOME"] = str(TEST_CACHE)
+atexit.register(shutil.rmtree, TEST_CACHE, True)
 
 
 @dataclass
