@@ -38,13 +38,13 @@ def _write(path: Path, batches: list[pa.RecordBatch], **kwargs: object) -> int:
 def test_the_part_is_the_same_as_a_synchronous_spill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same rows, same order (equal keys in arrival order); the runs are written by another thread."""
     writers: list[str] = []
-    real = sorted_part.write_run
+    real = sorted_part.write_sorted_run
 
-    def spying(path: Path, table: pa.Table, batch_rows: int) -> None:
+    def spying(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
         writers.append(threading.current_thread().name)
-        real(path, table, batch_rows)
+        real(path, table, key, batch_rows)
 
-    monkeypatch.setattr(sorted_part, "write_run", spying)
+    monkeypatch.setattr(sorted_part, "write_sorted_run", spying)
     batches = _batches(3)
     assert _write(tmp_path / "sync.parquet", batches) == _write(tmp_path / "thread.parquet", batches,
                                                                 spill_in_thread=True) == 20_000
@@ -65,19 +65,19 @@ def test_one_run_at_a_time_and_the_buffer_spills_at_half_the_budget(tmp_path: Pa
     """While a run is written, the caller's next spill waits for it: never two runs (and buffers) in flight."""
     running, seen = [0], []
     lock = threading.Lock()
-    real = sorted_part.write_run
+    real = sorted_part.write_sorted_run
     writer = SortedPartWriter(tmp_path / "part.parquet", SCHEMA, memory_bytes=1 << 20, spill_in_thread=True)
 
-    def slow(path: Path, table: pa.Table, batch_rows: int) -> None:
+    def slow(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
         with lock:
             running[0] += 1
             seen.append((running[0], table.nbytes, writer._buffered_bytes))  # noqa: SLF001
         threading.Event().wait(0.01)  # give the caller time to fill its next buffer meanwhile
-        real(path, table, batch_rows)
+        real(path, table, key, batch_rows)
         with lock:
             running[0] -= 1
 
-    monkeypatch.setattr(sorted_part, "write_run", slow)
+    monkeypatch.setattr(sorted_part, "write_sorted_run", slow)
     assert writer.spill_bytes == 1 << 19
     batches = _batches(5, count=200, rows=100)
     for batch in batches:
@@ -92,10 +92,10 @@ def test_one_run_at_a_time_and_the_buffer_spills_at_half_the_budget(tmp_path: Pa
 
 def test_an_error_in_the_spill_thread_fails_close_and_leaves_nothing(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(path: Path, table: pa.Table, batch_rows: int) -> None:
+    def broken(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(sorted_part, "write_run", broken)
+    monkeypatch.setattr(sorted_part, "write_sorted_run", broken)
     path = tmp_path / "part.parquet"
     writer = SortedPartWriter(path, SCHEMA, memory_bytes=1 << 20, spill_in_thread=True)
     with pytest.raises(OSError, match="disk full"):

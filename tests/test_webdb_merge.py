@@ -218,13 +218,13 @@ def test_one_writer_at_a_time(db: WebDB) -> None:
 def test_batch_larger_than_the_memory_budget_spills_and_merges(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     spills: list[Path] = []
-    real_write_run = sorted_part.write_run
+    real_write_run = sorted_part.write_sorted_run
 
     def counting(path: Path, *args: object) -> None:
         spills.append(path)
         real_write_run(path, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sorted_part, "write_run", counting)
+    monkeypatch.setattr(sorted_part, "write_sorted_run", counting)
     db = WebDB.open(tmp_path / "webdb", memory_mb=1)
     n = 12_000
     order = list(range(n))

@@ -37,9 +37,9 @@ from gossamer.engine.api import (
     Split,
     TaskContext,
 )
-from gossamer.engine.sort import write_run
+from gossamer.engine.sort import write_run_stream
 from gossamer.engine.task_workers import die_with_parent
-from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, reduce_part, sorted_by_part, tag
+from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, parts_in_order, reduce_part, tag
 from gossamer.store import Place, as_place, part_name
 
 SPILL_OVERHEAD = 4
@@ -202,11 +202,11 @@ def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counte
             return
         table = pa.concat_tables(buffered)
         buffered, buffered_bytes = [], 0
-        for part, rows in sorted_by_part(table, job):
+        for part, slices in parts_in_order(table, job, RUN_BATCH_ROWS):
             path = Path(task.spill_dir) / (
                 f"run-{task.input_index}-{task.split_index}-{run_number}-{part_name(part)}.arrow"
             )
-            write_run(path, rows, RUN_BATCH_ROWS)
+            write_run_stream(path, slices, table.schema, RUN_BATCH_ROWS)
             part_runs.setdefault(part, []).append(str(path))
         del table
         pa.default_memory_pool().release_unused()

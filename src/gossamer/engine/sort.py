@@ -18,6 +18,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
+from gossamer.engine.gather import gather_slices
+
+GATHER_BATCHES = 4
+"""Batches of a run gathered at once when a buffer is sorted into it (:func:`write_sorted_run`)."""
 
 
 def sort_keys(key: str) -> list[tuple[str, str]]:
@@ -59,6 +63,17 @@ def write_run(path: Path, table: pa.Table, batch_rows: int) -> None:
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         for batch in table.to_batches(max_chunksize=batch_rows):
             writer.write_batch(batch)
+
+
+def write_sorted_run(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
+    """Sort ``table`` by ``(key, _src, _seq)`` and write it as one run, never holding a sorted copy.
+
+    The rows are gathered in sorted order a few batches at a time (:func:`~gossamer.engine.gather.gather_slices`),
+    so the memory beyond ``table`` itself is a few batches, where ``sort_table`` + :func:`write_run`
+    held the sorted copy and Arrow's concatenation of every string column (twice the table).
+    """
+    slices = gather_slices(table, sort_order(table, key).to_numpy(), batch_rows * GATHER_BATCHES)
+    write_run_stream(path, slices, table.schema, batch_rows)
 
 
 def write_run_stream(path: Path, tables: Iterable[pa.Table], schema: pa.Schema, batch_rows: int) -> None:

@@ -13,9 +13,10 @@ With ``spill_in_thread`` a full buffer is sorted and written by a thread of the 
 while the caller goes on (Arrow's sort and IPC writer release the GIL): a fetch process's event
 loop kept starting requests meanwhile instead of stopping for the 1–2 s a 64 MB spill takes on a
 busy machine.  The hand-off is bounded: one run at a time is being written, and the buffer
-spills at half of ``memory_bytes``, so the buffer being filled, the one being written and its
-sorted copy stay within ``memory_bytes`` plus half (a synchronous spill holds the full buffer
-and its sorted copy: twice ``memory_bytes``).
+spills at half of ``memory_bytes``, so the buffer being filled and the one being written stay
+within ``memory_bytes`` (a synchronous spill holds the full buffer).  A run is written from the
+buffer in sorted order a few ~1 MB batches at a time (:func:`~gossamer.engine.sort.write_sorted_run`):
+no sorted copy of the buffer is ever held, and Arrow never concatenates its columns.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
-from gossamer.engine.sort import merge_sorted, read_run, sort_table, write_run
+from gossamer.engine.gather import gather_slices
+from gossamer.engine.sort import merge_sorted, read_run, sort_order, write_sorted_run
 from gossamer.store import PartWriter
 
 _BATCH_ROWS = 8192
@@ -89,10 +91,11 @@ class SortedPartWriter:
         if self._buffered_bytes >= self.spill_bytes:
             self._spill()
 
-    def _sorted_buffer(self) -> pa.Table:
+    def _take_buffer(self) -> pa.Table:
+        """The buffered rows as one table; the buffer starts empty again."""
         table = pa.Table.from_batches(self._buffer, schema=self._internal)
         self._buffer, self._buffered_bytes = [], 0
-        return sort_table(table, self.key)
+        return table
 
     def _spill(self) -> None:
         """Sort the buffer and write it as the next run: here, or handed to the spill thread."""
@@ -100,12 +103,10 @@ class SortedPartWriter:
         path = self._run_dir / f"run-{len(self._runs):05d}.arrow"
         batch_rows = self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS)
         if self._executor is None:
-            write_run(path, self._sorted_buffer(), batch_rows)
+            write_sorted_run(path, self._take_buffer(), self.key, batch_rows)
         else:
             self._wait_spill()  # the bound: one run in the making at a time
-            table = pa.Table.from_batches(self._buffer, schema=self._internal)
-            self._buffer, self._buffered_bytes = [], 0
-            self._spilling = self._executor.submit(_sort_and_write, path, table, self.key, batch_rows)
+            self._spilling = self._executor.submit(write_sorted_run, path, self._take_buffer(), self.key, batch_rows)
         self._runs.append(path)
 
     def _wait_spill(self) -> None:
@@ -135,7 +136,8 @@ class SortedPartWriter:
         writer = PartWriter(tmp, self.schema, group_rows, self.compression)
         try:
             if not self._runs:
-                chunks = [self._sorted_buffer()] if self._buffer else []
+                table = self._take_buffer()
+                chunks = gather_slices(table, sort_order(table, self.key).to_numpy(), group_rows)
             else:
                 if self._buffer:
                     self._spill()
@@ -162,8 +164,3 @@ class SortedPartWriter:
             spilling.exception()  # waits; the error does not matter any more
         self._stop_thread()
         shutil.rmtree(self._run_dir, ignore_errors=True)
-
-
-def _sort_and_write(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
-    """The spill thread's work: one sorted run file."""
-    write_run(path, sort_table(table, key), batch_rows)

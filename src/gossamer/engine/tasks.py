@@ -5,7 +5,7 @@
 * :func:`tag` — cast a map output to the shuffle schema and add ``_src``/``_seq``.
 * :func:`part_numbers` — the part of every row, by the job's partitioner on its key.
 * :func:`copartitioned_run` — part *p* of a co-partitioned input, mapped and tagged, in key order.
-* :func:`sorted_by_part` — a map task's buffered rows cut into one sorted run per part.
+* :func:`parts_in_order` / :func:`sorted_by_part` — a map task's buffered rows cut into one sorted run per part.
 * :func:`reduce_part` — a reduce task: merge its sorted runs and co-partitioned parts, reduce, and
   write the part (under a temporary name, renamed when complete).
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
+from gossamer.engine.gather import gather_slices
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order
 from gossamer.store import (
     KEY_PARTITIONER_NAME,
@@ -114,16 +114,27 @@ def copartitioned_run(job: Job, input_index: int, part: int, batch_rows: int,
                 seq += out.num_rows
 
 
-def sorted_by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
-    """The rows of a tagged table by output part, each part's rows sorted by ``(key, _src, _seq)``."""
-    parts = part_numbers(table, job)
+def parts_in_order(table: pa.Table, job: Job, slice_rows: int) -> Iterator[tuple[int, Iterator[pa.Table]]]:
+    """The rows of a tagged table by output part (parts ascending), each sorted by ``(key, _src, _seq)``.
+
+    A part's rows come as slices of at most ``slice_rows`` rows, gathered from ``table`` as they
+    are read (:func:`~gossamer.engine.gather.gather_slices`): no sorted copy of the table is held.
+    """
+    if table.num_rows == 0:
+        return
+    parts = part_numbers(table, job).to_numpy()
     by_key = sort_order(table, job.key).to_numpy()
-    order = by_key[np.argsort(parts.to_numpy()[by_key], kind="stable")]  # parts in order, keys sorted within
-    table = table.append_column("_part", parts).take(pa.array(order))
-    offset = 0
-    for entry in sorted(pc.value_counts(table.column("_part")).to_pylist(), key=lambda item: item["values"]):
-        yield entry["values"], table.slice(offset, entry["counts"]).drop_columns(["_part"])
-        offset += entry["counts"]
+    order = by_key[np.argsort(parts[by_key], kind="stable")]  # parts in order, keys sorted within
+    ordered_parts = parts[order]
+    edges = np.flatnonzero(ordered_parts[1:] != ordered_parts[:-1]) + 1
+    for rows in np.split(order, edges):
+        yield int(parts[rows[0]]), gather_slices(table, rows, slice_rows)
+
+
+def sorted_by_part(table: pa.Table, job: Job) -> Iterator[tuple[int, pa.Table]]:
+    """The rows of a tagged table by output part, each part's rows sorted by ``(key, _src, _seq)``, whole."""
+    for part, slices in parts_in_order(table, job, RUN_BATCH_ROWS):
+        yield part, pa.concat_tables(list(slices), promote_options="none")
 
 
 def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], part: int,
