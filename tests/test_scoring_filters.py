@@ -195,3 +195,17 @@ def test_redirect_targets_inherit_metadata_but_not_the_response() -> None:
         DEPTH: "2", MAX: "4", "category": "news", "Cookie": "session=1", "_repr_": "http://b.example/"}
     assert redirect_metadata(source, "http://b.example/", same_host=False) == {
         DEPTH: "2", MAX: "4", "category": "news", "_repr_": "http://b.example/"}  # no cookie for another host
+
+
+# --- scoring-opic ---
+
+@pytest.mark.parametrize(("internal", "external"), [(1.0, 1.0), (2.0, 0.5), (0.25, 0.25)])
+def test_opic_weights_each_share_by_the_link_being_internal_or_external(internal: float, external: float) -> None:
+    opic = scoring("scoring-opic", f"db.score.link.internal={internal}", f"db.score.link.external={external}")
+    links = [("http://a.example/x", CrawlDatum(CrawlStatus.LINKED)), ("http://A.EXAMPLE:80/y", CrawlDatum()),
+             ("http://b.example/", CrawlDatum(CrawlStatus.LINKED)), ("http://a.example.org/", CrawlDatum())]
+    parse = parse_with(content_meta={CRAWL_SCORE_KEY: "3.0"})
+    assert opic.distribute_score_to_outlinks(URL, parse, links, None, 4) is None
+    # the host compared case-blind and without the port; another host or a longer name is external
+    assert [datum.score for _, datum in links] == [0.75 * internal, 0.75 * internal, 0.75 * external,
+                                                   0.75 * external]

@@ -46,6 +46,11 @@ class OPICScoringFilter(ScoreCarrier):
         if count <= 0:
             return adjust
         share = score / count
+        if self.internal == self.external:  # Nutch's defaults (1.0 and 1.0): no host to compare
+            same = share * self.internal
+            for _url, datum in targets:
+                datum.score = same
+            return adjust
         source_host = host_of(from_url)
         for url, datum in targets:
             factor = self.internal if host_of(url) == source_host else self.external
