@@ -183,10 +183,13 @@ def _check_gossamer(run: _Runner, facts: dict[str, Any], traffic: lw.CrawlerTraf
     run.check("gossamer_stored", ok and stored,
               f"{sizes['segments']} segments, {sizes['segments_with_parse_data']} with parse_data, "
               f"{sizes['warc_files']} WARC files")
+    # a page fetched with success whose parse failed is db_parse_failed in the crawldb (Nutch's updatedb)
     fetched_db = facts["readdb"].get("db_fetched")
+    parse_failed_db = facts["readdb"].get("db_parse_failed", 0)
     success = totals["fetch_success"]
-    run.check("gossamer_crawldb_fetched", ok and fetched_db == success,
-              f"readdb db_fetched {fetched_db}, fetch_success over all rounds {success}")
+    run.check("gossamer_crawldb_fetched", ok and fetched_db is not None and fetched_db + parse_failed_db == success,
+              f"readdb db_fetched {fetched_db} + db_parse_failed {parse_failed_db}, "
+              f"fetch_success over all rounds {success}")
     close = abs(traffic.pages_200 - success) <= max(5, 0.01 * success)
     run.check("gossamer_log_agrees", ok and close,
               f"access log: {traffic.pages_200} responses 200 (robots.txt aside) to {AGENT_NAME}; "
