@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +39,19 @@ def test_a_damaged_part_is_deleted_and_the_rest_kept(tmp_path: Path) -> None:
     (tmp_path / f"0{word_store.SUFFIX}").write_bytes(b"garbage")
     assert WordStore(tmp_path, 100).load() == {"hash": (12, 7)}
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_the_scratch_file_of_a_writer_that_died_is_deleted(tmp_path: Path) -> None:
+    """A part's scratch file older than STALE_SCRATCH_SECONDS is a dead writer's; a fresh one may be live."""
+    store = WordStore(tmp_path, 100)
+    store.save({"hash": (12, 7)})
+    dead, live = tmp_path / f".1-1{word_store.SUFFIX}.tmp", tmp_path / f".2-2{word_store.SUFFIX}.tmp"
+    dead.write_bytes(encode_words({"half": (1,)})[:9])
+    live.write_bytes(b"")
+    old = time.time() - word_store.STALE_SCRATCH_SECONDS - 5
+    os.utime(dead, (old, old))
+    assert WordStore(tmp_path, 100).load() == {"hash": (12, 7)}
+    assert not dead.exists() and live.exists()
 
 
 def test_many_parts_are_merged_into_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

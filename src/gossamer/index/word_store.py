@@ -36,6 +36,9 @@ FORMAT = 1
 MAX_PARTS = 32
 """Parts a loading process tolerates before merging them into one."""
 SUFFIX = ".words"
+STALE_SCRATCH_SECONDS = 600.0
+"""A part's scratch file older than this was left by a process that died writing it (a write takes
+milliseconds): :meth:`WordStore.load` deletes it."""
 _HEADER = struct.Struct("<8sIII")
 _MAGIC = b"GSWORDS1"
 
@@ -95,8 +98,28 @@ class WordStore:
         except OSError:
             return []
 
+    def _stale_scratch(self) -> list[Path]:
+        """Scratch files of writers that died before renaming them (see :data:`STALE_SCRATCH_SECONDS`)."""
+        limit = time.time() - STALE_SCRATCH_SECONDS
+        stale = []
+        try:
+            for path in self.directory.iterdir():
+                if path.name.startswith(".") and path.name.endswith(".tmp"):
+                    try:
+                        if path.stat().st_mtime < limit:
+                            stale.append(path)
+                    except FileNotFoundError:  # renamed meanwhile
+                        continue
+        except OSError:
+            return []
+        return stale
+
     def load(self) -> dict[str, tuple[int, ...]]:
-        """Every word saved so far, with its token ids (empty when there is no store yet)."""
+        """Every word saved so far, with its token ids (empty when there is no store yet).
+
+        Also deletes the scratch files of writers that died (older than :data:`STALE_SCRATCH_SECONDS`).
+        """
+        self._remove(self._stale_scratch())
         parts = self._parts()
         words: dict[str, tuple[int, ...]] = {}
         read: list[Path] = []
@@ -143,4 +166,4 @@ class WordStore:
                 self.writable = False
 
 
-__all__ = ["FORMAT", "MAX_PARTS", "WordStore", "decode_words", "encode_words"]
+__all__ = ["FORMAT", "MAX_PARTS", "STALE_SCRATCH_SECONDS", "WordStore", "decode_words", "encode_words"]
