@@ -299,6 +299,8 @@ class _Stale(Exception):
 def _keeps_alive(head: Head) -> bool:
     """Whether the server lets the connection serve another request."""
     connection = head.first.get("connection")
+    if connection is not None and connection.lower() == "keep-alive":
+        return True
     if head.version == "1.1":
         return connection is None or "close" not in head.tokens("connection")
     return connection is not None and "keep-alive" in head.tokens("connection")
