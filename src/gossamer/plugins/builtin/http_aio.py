@@ -12,15 +12,13 @@ raises what the plugin maps to a status.
 from __future__ import annotations
 
 import asyncio
-import zlib
 from collections.abc import Mapping
 
 import aiohttp
-import brotli
 
-from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
+from gossamer.plugins.builtin.http_decoding import ENCODINGS, BodyLimits, CappedBody, ContentDecoder
 from gossamer.plugins.builtin.http_guard import HttpGuard, ip_literal
-from gossamer.plugins.builtin.http_lean import BodyLimits, HeadTimeout
+from gossamer.plugins.builtin.http_lean import HeadTimeout
 from gossamer.plugins.builtin.http_output import Answer
 from gossamer.plugins.builtin.http_robots import REDIRECT_CODES, TOTAL_TIMEOUT_FACTOR
 
@@ -66,39 +64,26 @@ class AioClient:
             raise HeadTimeout() from exc
         async with response:
             peer = self._peer_address(response)
-            encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
-            decoder = ContentDecoder(encoding if encoding in ENCODINGS else "identity", limits.decoded_limit)
-            raw, decoded = bytearray(), bytearray()
-            truncated, error = "", ""
+            body = CappedBody(response.headers.get("Content-Encoding", "identity").strip().lower(), limits)
             try:
                 async with asyncio.timeout_at(deadline) as budget:
                     async for chunk in response.content.iter_chunked(CHUNK):
-                        if 0 <= limits.content_limit < len(raw) + len(chunk):
-                            chunk = chunk[:limits.content_limit - len(raw)]
-                            truncated = "length"
-                        raw += chunk
-                        if not error:
-                            try:
-                                decoded += decoder.feed(chunk)
-                            except (zlib.error, brotli.error) as exc:
-                                error = f"{encoding}: {exc}"
-                        if decoder.full:
-                            truncated = "length"
-                        if truncated:
+                        if body.feed(chunk):
                             break
             except TimeoutError:
                 if not budget.expired():
                     raise
-                truncated = "time"
+                body.truncated = body.truncated or "time"
             except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError):
-                if not (limits.partial_truncated and raw):
+                if not (limits.partial_truncated and body.size):
                     raise
-                truncated = "disconnect"
+                body.truncated = body.truncated or "disconnect"
             info = response.request_info
             header_list = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
             version = f"{response.version.major}.{response.version.minor}" if response.version else "1.1"
+            raw = body.raw()
             answer = Answer(response.status, response.reason or "", version, header_list, response.headers,
-                            bytes(raw), bytes(decoded), truncated, error, peer)
+                            raw, body.content(raw), body.truncated, body.error, peer)
         target = info.url.raw_path_qs if hasattr(info.url, "raw_path_qs") else info.url.path_qs
         return answer, target, list(info.headers.items())
 

@@ -31,12 +31,9 @@ request is never sent again.
 from __future__ import annotations
 
 import asyncio
-import zlib
 from dataclasses import dataclass
 
-import brotli
-
-from gossamer.plugins.builtin.http_decoding import ENCODINGS, ContentDecoder
+from gossamer.plugins.builtin.http_decoding import BodyLimits, CappedBody
 from gossamer.plugins.builtin.http_head import MAX_HEAD, MAX_LINE, BadResponse, Head, head_end, parse_head
 from gossamer.plugins.builtin.http_pool import Key, Pool
 from gossamer.plugins.builtin.http_wire import Wire
@@ -59,15 +56,6 @@ class _TimeUp(Exception):
     """The exchange's deadline passed while the body was arriving."""
 
 
-@dataclass(frozen=True, slots=True)
-class BodyLimits:
-    """``http.content.limit`` (raw bytes, < 0: none), the decoded cap and ``http.partial.truncated``."""
-
-    content_limit: int
-    decoded_limit: int
-    partial_truncated: bool
-
-
 @dataclass(slots=True)
 class LeanResponse:
     """One answer: its head, the body as transferred and decoded, why it was cut, where it came from."""
@@ -86,39 +74,6 @@ def request_bytes(target: str, lines: list[tuple[str, str]], http11: bool) -> by
     if "\n" in target or "\r" in head.replace("\r\n", ""):
         raise ValueError("a CR or LF in a request header or the target")
     return f"GET {target} HTTP/{'1.1' if http11 else '1.0'}\r\n{head}\r\n".encode()
-
-
-class _Body:
-    """The body as it arrives: raw parts under the raw cap, decoded output under its cap."""
-
-    __slots__ = ("decoded", "decoder", "encoding", "error", "limit", "parts", "size", "truncated")
-
-    def __init__(self, encoding: str, limits: BodyLimits) -> None:
-        self.encoding = encoding
-        identity = encoding not in ENCODINGS or encoding == "identity"
-        self.decoder = None if identity else ContentDecoder(encoding, limits.decoded_limit)
-        caps = [c for c in (limits.content_limit, limits.decoded_limit if identity else -1) if c >= 0]
-        self.limit = min(caps) if caps else -1
-        self.parts: list[bytes | bytearray] = []
-        self.decoded = bytearray()
-        self.size, self.truncated, self.error = 0, "", ""
-
-    def feed(self, chunk: bytes | bytearray) -> bool:
-        """Keep ``chunk`` (cut at the cap); True when reading must stop (a cap was reached)."""
-        if 0 <= self.limit < self.size + len(chunk):
-            chunk = chunk[:self.limit - self.size]
-            self.truncated = "length"
-        self.parts.append(chunk)
-        self.size += len(chunk)
-        decoder = self.decoder
-        if decoder is not None and not self.error:
-            try:
-                self.decoded += decoder.feed(chunk)
-            except (zlib.error, brotli.error) as exc:
-                self.error = f"{self.encoding}: {exc}"
-            if decoder.full:
-                self.truncated = "length"
-        return bool(self.truncated)
 
 
 class LeanClient:
@@ -140,7 +95,7 @@ class LeanClient:
         except TimeoutError as exc:
             raise HeadTimeout() from exc
         try:
-            body = _Body(head.first.get("content-encoding", "identity").strip().lower(), limits)
+            body = CappedBody(head.first.get("content-encoding", "identity").strip().lower(), limits)
             complete = False
             try:
                 complete = await self._body(wire, head, body, deadline)
@@ -157,9 +112,8 @@ class LeanClient:
         except BaseException:
             wire.close()
             raise
-        raw = body.parts[0] if len(body.parts) == 1 and isinstance(body.parts[0], bytes) else b"".join(body.parts)
-        content = raw if body.decoder is None else bytes(body.decoded)
-        return LeanResponse(head, raw, content, body.truncated, body.error, wire.peer)
+        raw = body.raw()
+        return LeanResponse(head, raw, body.content(raw), body.truncated, body.error, wire.peer)
 
     async def _send(self, wire: Wire, request: bytes, reused: bool, deadline: float) -> Head:
         """Write ``request`` and read the final head; _Stale when a reused connection ended unanswered."""
@@ -192,7 +146,7 @@ class LeanClient:
             wire.close()
             raise
 
-    async def _body(self, wire: Wire, head: Head, body: _Body, deadline: float | None) -> bool:
+    async def _body(self, wire: Wire, head: Head, body: CappedBody, deadline: float | None) -> bool:
         """Read the body into ``body``; True when it was read to its framed end."""
         if head.status < 200:  # 101: the connection is no longer HTTP
             return False
@@ -225,7 +179,7 @@ class LeanClient:
                 raise _TimeUp() from None
             raise TimeoutError(f"no data for {self.timeout:g} s (http.timeout) while reading the body") from None
 
-    async def _exact(self, wire: Wire, size: int, body: _Body, deadline: float | None) -> bool:
+    async def _exact(self, wire: Wire, size: int, body: CappedBody, deadline: float | None) -> bool:
         """``size`` body bytes; False when a cap stopped the reading first."""
         while size > 0:
             buffer = wire.buffer
@@ -259,7 +213,7 @@ class LeanClient:
                 raise PayloadError("the connection ended inside a chunked body")
             await self._more(wire, deadline)
 
-    async def _chunked(self, wire: Wire, body: _Body, deadline: float | None) -> bool:
+    async def _chunked(self, wire: Wire, body: CappedBody, deadline: float | None) -> bool:
         while True:
             line = await self._line(wire, deadline)
             field = line.split(b";", 1)[0].strip(b" \t")
@@ -276,7 +230,7 @@ class LeanClient:
             if await self._line(wire, deadline):
                 raise PayloadError("chunk data longer than its size")
 
-    async def _to_close(self, wire: Wire, body: _Body, deadline: float | None) -> bool:
+    async def _to_close(self, wire: Wire, body: CappedBody, deadline: float | None) -> bool:
         """The body up to the end of the connection; True when it ended cleanly."""
         while True:
             buffer = wire.buffer

@@ -54,8 +54,9 @@ from gossamer.core import (
 )
 from gossamer.plugins.api import Protocol, RobotsRequest, RobotsResponse
 from gossamer.plugins.builtin.http_aio import AioClient
+from gossamer.plugins.builtin.http_decoding import BodyLimits
 from gossamer.plugins.builtin.http_guard import HttpGuard, refused_reason
-from gossamer.plugins.builtin.http_lean import BodyLimits, HeadTimeout, LeanClient, request_bytes
+from gossamer.plugins.builtin.http_lean import HeadTimeout, LeanClient, request_bytes
 from gossamer.plugins.builtin.http_output import (
     Answer,
     HttpOutput,
