@@ -22,6 +22,7 @@ import pytest
 
 from gossamer.core import TRUNCATED_REASON, CrawlDatum, ProtocolStatusCode, Settings
 from gossamer.plugins.builtin.http_head import BadResponse, head_end, parse_head
+from gossamer.plugins.builtin.http_lean import request_bytes
 from gossamer.plugins.builtin.protocol_http import HttpOutput, HttpProtocol
 from tests.fetch_server import settings
 
@@ -294,4 +295,22 @@ def test_https_with_and_without_certificate_checks(tmp_path: Path) -> None:
             assert checked[0].status.code == ProtocolStatusCode.EXCEPTION and "CERTIFICATE" in checked[0].status.args[0]
         finally:
             listener.close()
+    asyncio.run(main())
+
+
+def test_a_request_header_with_a_line_break_is_refused_not_sent() -> None:
+    sent = request_bytes("/a", [("Host", "h"), ("Cookie", "x=1")], True)
+    assert sent == b"GET /a HTTP/1.1\r\nHost: h\r\nCookie: x=1\r\n\r\n"
+    for lines in ([("Cookie", "x=1\nEvil: 1")], [("Cookie", "x=1\rEvil: 1")], [("If-None-Match", "\r\n")]):
+        with pytest.raises(ValueError, match="CR or LF"):
+            request_bytes("/a", [("Host", "h"), *lines], True)
+
+    async def main() -> None:
+        async with serving(answer(OK + b"Content-Length: 2\r\n\r\nok")) as (server, base):
+            protocol = HttpProtocol(settings(http_enable_cookie_header=True))
+            try:
+                out = await protocol.fetch(base + "/", CrawlDatum(metadata={"Cookie": "a=1\r\nX-Injected: 1"}))
+            finally:
+                await protocol.close()
+            assert out.status.code == ProtocolStatusCode.EXCEPTION and server.requests == []
     asyncio.run(main())

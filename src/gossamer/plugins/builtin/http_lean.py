@@ -71,7 +71,7 @@ class LeanResponse:
 def request_bytes(target: str, lines: list[tuple[str, str]], http11: bool) -> bytes:
     """``GET target`` with the header fields ``lines`` in order (ValueError for a CR or LF in one)."""
     head = "".join(f"{name}: {value}\r\n" for name, value in lines)
-    if "\n" in target or "\r" in head.replace("\r\n", ""):
+    if head.count("\n") != len(lines) or head.count("\r") != len(lines) or "\n" in target or "\r" in target:
         raise ValueError("a CR or LF in a request header or the target")
     return f"GET {target} HTTP/{'1.1' if http11 else '1.0'}\r\n{head}\r\n".encode()
 
