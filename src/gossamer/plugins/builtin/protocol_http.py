@@ -118,8 +118,6 @@ class HttpProtocol(Protocol):
             if value != " " and value.strip():
                 self.headers[header] = value.strip()
         self.client = "aiohttp" if self.proxy else settings.get_str("http.client").strip().lower()
-        if self.client not in ("lean", "aiohttp"):
-            raise SettingsError(f"http.client: {self.client!r} is neither 'lean' nor 'aiohttp'")
         self.pool = Pool(self.guard, self.keepalive, self.timeout, self.verify_tls)
         self.lean = LeanClient(self.pool, self.timeout)
         self.aio = AioClient(self.guard, self.timeout, self.keepalive, self.verify_tls, self.http11, self.proxy)
