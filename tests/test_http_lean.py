@@ -107,6 +107,7 @@ HOSTILE = {
     "two Content-Lengths": OK + b"Content-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
     "closed before the head ended": b"HTTP/1.1 200 OK\r\nContent-Le",
     "closed without a byte": b"",
+    "a Location no URL parser takes": b"HTTP/1.1 301 Moved\r\nLocation: http://[::1\r\nContent-Length: 0\r\n\r\n",
 }
 
 

@@ -169,13 +169,13 @@ class HttpProtocol(Protocol):
                                 response.content, response.truncated, response.error, response.peer)
             else:
                 answer, target, sent = await self.aio.fetch(url, headers, self.limits, head_deadline, deadline)
+            request = Request(url, target, sent, "1.1" if self.http11 else "1.0", started, date)
+            return build_output(request, answer)  # (a Location urljoin refuses raises ValueError here)
         except HeadTimeout:
             return head_timeout(started)
         except Exception as exc:  # noqa: BLE001 - every failure is a status, never an exception out of fetch
             reason = refused_reason(exc)
             return refused(reason) if reason is not None else failure(exc, started)
-        request = Request(url, target, sent, "1.1" if self.http11 else "1.0", started, date)
-        return build_output(request, answer)
 
     def _lean_request(self, url: str, headers: dict[str, str]) -> tuple[Key, str, list[tuple[str, str]]]:
         """The pool key, the request target and the header fields (Host first) of ``url``."""
