@@ -30,6 +30,15 @@ os.environ["XDG_CACHE_HOME"] = str(TEST_CACHE)
 atexit.register(shutil.rmtree, TEST_CACHE, True)
 
 
+@pytest.fixture(params=["lean", "aiohttp"])
+def http_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test with each client of protocol-http (``tests.fetch_server.settings`` picks it)."""
+    from tests import fetch_server
+
+    monkeypatch.setattr(fetch_server, "HTTP_CLIENT", request.param)
+    return str(request.param)
+
+
 @dataclass
 class CliResult:
     code: int

@@ -81,11 +81,15 @@ class Site:
         return [h for h in self.hits if h.path != "/robots.txt" and (host is None or h.host == host)]
 
 
+HTTP_CLIENT = "lean"
+"""The ``http.client`` of :func:`settings` (the ``http_client`` fixture runs a test with each client)."""
+
+
 def settings(**values: object) -> Settings:
     """Test settings: an agent name, no politeness delay, loopback allowed unless given; keys use _ for dots."""
     base: dict[str, object] = {"http.agent.name": "gossamer-test", "fetcher.server.delay": 0.0,
                                "fetcher.threads.fetch": 4, "http.timeout": 2000,
-                               "http.filter.ipaddress.include": "loopback"}
+                               "http.filter.ipaddress.include": "loopback", "http.client": HTTP_CLIENT}
     base.update({k.replace("__", "-").replace("_", "."): v for k, v in values.items()})
     return Settings().with_values(list(base.items()), "test")
 

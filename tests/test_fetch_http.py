@@ -59,6 +59,7 @@ def test_status_for_http_is_nutchs_table() -> None:
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470) == 10
 
 
+@pytest.mark.usefixtures("http_client")
 def test_content_limit_truncates_and_bombs_are_capped() -> None:
     async def main() -> None:
         async with Site() as site:
@@ -84,6 +85,7 @@ def test_content_limit_truncates_and_bombs_are_capped() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_network_errors_never_raise() -> None:
     async def main() -> None:
         out = await get("http://127.0.0.1:9/x", settings(http_timeout=500))
@@ -93,6 +95,7 @@ def test_network_errors_never_raise() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_warc_round_trip_through_warcio(tmp_path: Path) -> None:
     async def main() -> tuple[ListSink, list[Path]]:
         async with Site() as site:
@@ -166,6 +169,7 @@ def test_queued_items_share_their_queue_id_string() -> None:
     assert {id(item.queue_id) for item in items} == {id(queues.queues["h.test"].id)}
 
 
+@pytest.mark.usefixtures("http_client")
 def test_warc_request_records_carry_the_version_sent_and_the_peer_address(tmp_path: Path) -> None:
     """A server answering HTTP/1.0 (Python's http.server): the request record still says HTTP/1.1, as sent."""
     import threading

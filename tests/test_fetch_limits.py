@@ -11,6 +11,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
+import pytest
+
 from gossamer.core import TRUNCATED_REASON, CrawlDatum, ProtocolStatusCode, Settings
 from gossamer.plugins.builtin.protocol_http import HttpOutput, HttpProtocol
 from tests.fetch_server import settings
@@ -55,6 +57,7 @@ async def fetch(url: str, conf: Settings) -> tuple[HttpOutput, float]:
         await protocol.close()
 
 
+@pytest.mark.usefixtures("http_client")
 def test_headers_dripped_byte_by_byte_are_cut_off() -> None:
     async def script(writer: asyncio.StreamWriter) -> None:
         await drip(writer, b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Slow: " + b"x" * 200, 0.05)
@@ -68,6 +71,7 @@ def test_headers_dripped_byte_by_byte_are_cut_off() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_a_body_that_never_ends_is_kept_truncated_at_the_time_limit() -> None:
     async def script(writer: asyncio.StreamWriter) -> None:
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n")
@@ -83,6 +87,7 @@ def test_a_body_that_never_ends_is_kept_truncated_at_the_time_limit() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_the_total_time_limit_counts_from_the_request_not_from_the_body() -> None:
     async def script(writer: asyncio.StreamWriter) -> None:
         await asyncio.sleep(0.8)  # slow headers, each within every per-read timeout
@@ -97,6 +102,7 @@ def test_the_total_time_limit_counts_from_the_request_not_from_the_body() -> Non
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_a_silent_server_ends_at_the_read_timeout() -> None:
     async def script(writer: asyncio.StreamWriter) -> None:
         await asyncio.sleep(30)

@@ -126,6 +126,7 @@ def test_the_guard_checks_cached_answers_too() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_protocol_http_resolves_a_name_once_for_many_connections() -> None:
     """Three fetches of one name, each on a new connection (the server closes it): one DNS query."""
     async def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import aiohttp
 import pytest
@@ -20,6 +21,7 @@ from gossamer.plugins import (
     RobotsRequest,
     RobotsResponse,
 )
+from gossamer.plugins.builtin.http_pool import Pool
 from gossamer.plugins.registry import discover
 from tests.fetch_server import Site, items, settings
 
@@ -62,6 +64,7 @@ async def _fetch(urls: tuple[str, ...], protocol: ProtocolSelector) -> tuple[Lis
     return sink, summary
 
 
+@pytest.mark.usefixtures("http_client")
 def test_the_fetcher_picks_the_protocol_by_scheme_and_robots_go_through_it() -> None:
     async def main() -> None:
         async with Site() as site:
@@ -96,15 +99,12 @@ def test_without_protocol_http_nothing_is_fetched_over_http() -> None:
     assert selector.protocol_for("http://example.com/") is None and selector.schemes == ()
 
 
-def test_pages_and_robots_share_one_aiohttp_session(monkeypatch: pytest.MonkeyPatch) -> None:
-    created: list[aiohttp.ClientSession] = []
-    real_init = aiohttp.ClientSession.__init__
-
-    def counting_init(self: aiohttp.ClientSession, *args: object, **kwargs: object) -> None:
-        created.append(self)
-        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(aiohttp.ClientSession, "__init__", counting_init)
+def test_pages_and_robots_share_one_connection_pool(monkeypatch: pytest.MonkeyPatch, http_client: str) -> None:
+    """One pool (lean) or one aiohttp session per fetch loop, for pages and robots.txt alike."""
+    sessions: list[aiohttp.ClientSession] = []
+    pools: list[Pool] = []
+    for cls, made in ((aiohttp.ClientSession, sessions), (Pool, pools)):
+        monkeypatch.setattr(cls, "__init__", _counting(cls.__init__, made))
 
     async def main() -> None:
         async with Site() as site:
@@ -113,11 +113,21 @@ def test_pages_and_robots_share_one_aiohttp_session(monkeypatch: pytest.MonkeyPa
             for path in ("/a", "/b", "/private"):
                 site.route(path, body=b"<html>x</html>")
             sink = ListSink()
-            created.clear()
             summary = await fetch_all(items(*(site.url(p) for p in ("/a", "/b", "/private"))), settings(), sink,
                                       redirects=RedirectTargets.passthrough())
             assert summary.by_status == {"fetch_success": 2, "fetch_gone": 1}  # /private: robots_denied
             assert [h.path for h in site.hits].count("/robots.txt") == 1
             assert "/private" not in [h.path for h in site.hits]
     asyncio.run(main())
-    assert len(created) == 1, f"{len(created)} aiohttp sessions for one fetch loop"
+    assert len(pools) == 1, f"{len(pools)} connection pools for one fetch loop"
+    if http_client == "aiohttp":
+        assert len(sessions) == 1, f"{len(sessions)} aiohttp sessions for one fetch loop"
+    else:
+        assert sessions == [] and pools[0].connects == 1  # robots.txt and both pages on one kept-alive connection
+
+
+def _counting(init: Callable[..., None], made: list) -> Callable[..., None]:
+    def counting_init(self: object, *args: object, **kwargs: object) -> None:
+        made.append(self)
+        init(self, *args, **kwargs)
+    return counting_init

@@ -24,6 +24,7 @@ from gossamer.crawl.robots.rules import (
     robot_agents,
     rules_for_response,
 )
+from tests import fetch_server
 from tests.conftest import VECTORS
 
 DATA = json.loads((VECTORS / "robots.json").read_text(encoding="utf-8"))
@@ -32,7 +33,7 @@ ROBOTS_URL = "http://www.example.com/robots.txt"
 
 def settings(**values: object) -> Settings:
     """Test settings (keys use _ for dots); the loopback test servers allowed past the SSRF guard."""
-    values = {"http_filter_ipaddress_include": "loopback", **values}
+    values = {"http_filter_ipaddress_include": "loopback", "http_client": fetch_server.HTTP_CLIENT, **values}
     return Settings().with_values([(k.replace("_", "."), v) for k, v in values.items()], "test")
 
 
@@ -280,6 +281,7 @@ def fetch(url: str, pol: RobotsPolicy | None = None) -> RobotRules:
     return asyncio.run(fetch_robots_txt(url, pol or policy(), settings=settings()))
 
 
+@pytest.mark.usefixtures("http_client")
 def test_fetch_statuses(server: str) -> None:
     route("/robots.txt", 200, b"User-agent: gossamer\nDisallow: /private/\nCrawl-delay: 2\n")
     cache = RobotsCache()
@@ -298,6 +300,7 @@ def test_fetch_statuses(server: str) -> None:
         cache.put(f"{server}/s{status}/", rules)
 
 
+@pytest.mark.usefixtures("http_client")
 def test_fetch_redirects(server: str) -> None:
     for i in range(7):
         route(f"/r{i}/robots.txt", 301 if i % 2 else 307, headers={"Location": f"/r{i + 1}/robots.txt"})
@@ -317,6 +320,7 @@ def test_fetch_redirects(server: str) -> None:
     assert cache.get(f"http://localhost:{port}/a") is moved                 # cached for the target host too
 
 
+@pytest.mark.usefixtures("http_client")
 def test_fetch_size_cap_slow_and_refused(server: str) -> None:
     big = b"User-agent: *\nDisallow: /early\n" + (b"#" + b"y" * 99 + b"\n") * 20000 + b"Disallow: /late\n"
     route("/big/robots.txt", 200, big)

@@ -99,6 +99,7 @@ def _status(sink: ListSink, url: str) -> str:
     return sink.by_url()[url].datum.metadata[META_PROTOCOL_STATUS]
 
 
+@pytest.mark.usefixtures("http_client")
 def test_loopback_is_refused_by_default_by_literal_and_by_name_without_a_connection() -> None:
     async def main() -> None:
         async with Site() as site:
@@ -115,6 +116,7 @@ def test_loopback_is_refused_by_default_by_literal_and_by_name_without_a_connect
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_every_redirect_hop_is_checked() -> None:
     async def main() -> None:
         async with Site("127.0.0.1") as public, Site("127.0.0.2") as internal:
@@ -133,6 +135,7 @@ def test_every_redirect_hop_is_checked() -> None:
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("http_client")
 def test_robots_txt_and_its_redirects_are_checked() -> None:
     async def main() -> None:
         async with Site("127.0.0.1") as public, Site("127.0.0.2") as internal:
@@ -159,6 +162,7 @@ class ScriptedDns(AbstractResolver):
         return None
 
 
+@pytest.mark.usefixtures("http_client")
 def test_only_the_checked_addresses_are_connected_to() -> None:
     """A name that resolves to a refused address and an allowed one: the connection goes to the allowed one."""
 

@@ -74,6 +74,9 @@ FETCH_PROPERTIES: tuple[Property, ...] = (
     Property("http.redirect.max.exceeded.skip", False, "bool",
              "Drop the last target of a redirect chain longer than http.redirect.max"),
     Property("http.useHttp11", True, "bool", "Speak HTTP/1.1 (false = HTTP/1.0)"),
+    Property("http.client", "lean", "str",
+             "HTTP client of protocol-http: lean (its own HTTP/1.x on asyncio connections) or aiohttp; "
+             "a proxy (http.proxy.host) always uses aiohttp", nutch=False),
     Property("http.useHttp2", False, "bool", "Try HTTP/2 first, falling back to HTTP/1.1"),
     Property("http.accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", "str",
              "Accept request header; a single space = send none"),

@@ -99,7 +99,7 @@ CHECKS: dict[str, object] = {
     "http.timeout": POSITIVE, "ftp.timeout": POSITIVE, "ftp.server.timeout": POSITIVE,
     "http.robots.redirect.max": NON_NEGATIVE, "http.robots.503.defer.visits.delay": NON_NEGATIVE,
     "http.robots.503.defer.visits.retries": NON_NEGATIVE, "http.proxy.port": Between(1, 65535),
-    "http.proxy.type": one_of("HTTP", "SOCKS"),
+    "http.proxy.type": one_of("HTTP", "SOCKS"), "http.client": one_of("lean", "aiohttp"),
     "index.static.rank": one_of("scoring", "linkrank", "none"),
     "search.semantic.fusion": one_of("rrf", "linear"), "search.semantic.page.chars": NON_NEGATIVE,
     "search.semantic.candidates": POSITIVE, "search.semantic.weight": NON_NEGATIVE,

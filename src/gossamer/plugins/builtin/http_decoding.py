@@ -1,12 +1,14 @@
 """Incremental ``Content-Encoding`` decoding with a cap on the decoded size (a bomb costs at most the cap).
 
 Used by plugin ``protocol-http`` for pages and for robots.txt: both read bodies as
-transferred and decode them here, chunk by chunk.
+transferred and decode them here, chunk by chunk.  :class:`CappedBody` is a page body as both
+clients (lean and aiohttp) collect it: raw bytes under ``http.content.limit``, decoded under its cap.
 """
 
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 
 import brotli
 
@@ -52,3 +54,60 @@ class ContentDecoder:
             self.full = True
         self.size += len(out)
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class BodyLimits:
+    """``http.content.limit`` (raw bytes, < 0: none), the decoded cap and ``http.partial.truncated``."""
+
+    content_limit: int
+    decoded_limit: int
+    partial_truncated: bool
+
+
+class CappedBody:
+    """A body as it arrives: the raw parts under ``http.content.limit``, the decoded output under its cap.
+
+    An identity body is capped at the smaller of the two and *is* its decoded content (``identity``:
+    nothing is decoded or copied).  ``truncated`` turns ``length`` at a cap; ``error`` holds a
+    decoding error (the raw bytes are still kept).
+    """
+
+    __slots__ = ("decoded", "decoder", "encoding", "error", "identity", "limit", "parts", "size", "truncated")
+
+    def __init__(self, encoding: str, limits: BodyLimits) -> None:
+        self.encoding = encoding
+        identity = self.identity = encoding not in ENCODINGS or encoding == "identity"
+        self.decoder = None if identity else ContentDecoder(encoding, limits.decoded_limit)
+        caps = [c for c in (limits.content_limit, limits.decoded_limit if identity else -1) if c >= 0]
+        self.limit = min(caps) if caps else -1
+        self.parts: list[bytes | bytearray] = []
+        self.decoded = bytearray()
+        self.size, self.truncated, self.error = 0, "", ""
+
+    def feed(self, chunk: bytes | bytearray) -> bool:
+        """Keep ``chunk`` (cut at the cap); True when reading must stop (a cap was reached)."""
+        if 0 <= self.limit < self.size + len(chunk):
+            chunk = chunk[:self.limit - self.size]
+            self.truncated = "length"
+        self.parts.append(chunk)
+        self.size += len(chunk)
+        decoder = self.decoder
+        if decoder is not None and not self.error:
+            try:
+                self.decoded += decoder.feed(chunk)
+            except (zlib.error, brotli.error) as exc:
+                self.error = f"{self.encoding}: {exc}"
+            if decoder.full:
+                self.truncated = "length"
+        return bool(self.truncated)
+
+
+    def raw(self) -> bytes:
+        """The raw body kept (one copy at most)."""
+        parts = self.parts
+        return parts[0] if len(parts) == 1 and isinstance(parts[0], bytes) else b"".join(parts)
+
+    def content(self, raw: bytes) -> bytes:
+        """The decoded body (``raw`` itself for an identity body)."""
+        return raw if self.identity else bytes(self.decoded)

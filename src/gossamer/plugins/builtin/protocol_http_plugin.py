@@ -24,6 +24,7 @@ PLUGIN = PluginInfo(
     id="protocol-http",
     point="Protocol",
     factory=_build,
-    description="HTTP and HTTPS on aiohttp: Nutch's headers, limits, conditional GET and status mapping",
+    description="HTTP and HTTPS on a lean HTTP/1.1 client (aiohttp through a proxy): Nutch's headers, limits, "
+                "conditional GET and status mapping",
     aliases=("org.apache.nutch.protocol.http.Http", "Http"),
 )
