@@ -128,9 +128,14 @@ def document_json(doc: Mapping[str, Any]) -> str:
 
     Raises ValueError for a value it cannot hold (an integer beyond 64 bits, an object of another type).
     """
+    return document_json_bytes(doc).decode()
+
+
+def document_json_bytes(doc: Mapping[str, Any]) -> bytes:
+    """:func:`document_json` as UTF-8 bytes, not decoded (the index job's output column takes them as they are)."""
     try:
         # orjson's own datetimes would drop the seconds of a UTC offset (+05:30:10): datetimes stay ours
-        return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME).decode()
+        return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME)
     except orjson.JSONEncodeError as exc:
         raise ValueError(f"document not encodable as JSON: {exc}") from exc
 
@@ -194,8 +199,8 @@ class DocumentBuilder:
             if settings.get_bool("search.semantic") else None
 
     def actions(self, columns: dict[str, list[Any]], n: int,
-                ctx: TaskContext) -> Iterator[tuple[str, int, str | None, str | None]]:
-        """``(url, action, document JSON or None, embedding text or None)`` for each URL of ``n`` rows.
+                ctx: TaskContext) -> Iterator[tuple[str, int, bytes | None, str | None]]:
+        """``(url, action, document JSON as UTF-8 or None, embedding text or None)`` for each URL of ``n`` rows.
 
         The rows come as column lists, sorted by URL, timestamps as epoch milliseconds.  The
         embedding text (:func:`~gossamer.index.embeddings.page_text`) is given for an added
@@ -216,7 +221,7 @@ class DocumentBuilder:
                     yield result
                 start = i
 
-    def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, str | None, str | None] | None:
+    def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, bytes | None, str | None] | None:
         url = rows[0]["url"]
         db: CrawlDatum | None = None
         inlinks: Sequence[Inlink] = ()
@@ -268,7 +273,7 @@ class DocumentBuilder:
         if action == SKIP or doc is None:
             return None if action == SKIP else (url, action, None, None)
         embed = page_text(doc, self.embed_chars) if self.embed_chars is not None else None
-        return url, action, document_json(doc), embed
+        return url, action, document_json_bytes(doc), embed
 
     def document(self, page: IndexInput, report: Callable[[str], None],
                  node_score: float | None = None) -> tuple[str, int, dict[str, Any] | None, str]:

@@ -111,7 +111,7 @@ class IndexReducer:
                                               lambda: DocumentBuilder(ctx.settings, self.options))
         out_urls: list[str] = []
         out_actions: list[int] = []
-        out_docs: list[str | None] = []
+        out_docs: list[bytes | None] = []
         embed: list[tuple[int, str]] = []
         for url, action, doc, text in builder.actions(columns, rows.num_rows, ctx):
             if text is not None:
