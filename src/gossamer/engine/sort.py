@@ -152,7 +152,7 @@ class _Cursor:
         return taken
 
 
-def first_tie(table: pa.Table) -> tuple[int, int]:
+def _first_tie(table: pa.Table) -> tuple[int, int]:
     """``(_src, _seq)`` of the first row."""
     return table.column(SRC_COLUMN)[0].as_py(), table.column(SEQ_COLUMN)[0].as_py()
 
@@ -184,7 +184,7 @@ def merge_sorted(
                 if cursor.last_key() == bound:
                     cursor.fill()
             continue
-        pieces.sort(key=first_tie)  # runs hold disjoint (_src, _seq) ranges: often one ordered table
+        pieces.sort(key=_first_tie)  # runs hold disjoint (_src, _seq) ranges: often one ordered table
         merged = sort_table(pa.concat_tables(pieces), key) if len(pieces) > 1 else pieces[0]
         pending.append(merged)
         pending_rows += merged.num_rows

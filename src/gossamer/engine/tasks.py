@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
-from gossamer.engine.sort import first_tie, merge_sorted, read_run, reduce_fan_in, sort_order, sort_table
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order, sort_table
 from gossamer.store import (
     KEY_PARTITIONER_NAME,
     PARTITIONER_NAME,
@@ -192,17 +192,11 @@ def fits_in_memory(job: Job, runs: list[Path], budget: Budget) -> bool:
 
 
 def sorted_in_memory(runs: list[Path], schema: pa.Schema, key: str) -> pa.Table:
-    """All rows of ``runs`` sorted by ``(key, _src, _seq)``.
-
-    Runs hold disjoint ``(_src, _seq)`` ranges (one map task's spill each), so concatenated in the
-    order of their first row they are in tie order and one stable sort by the key is enough
-    (:func:`~gossamer.engine.sort.sort_table` checks that and sorts by all three otherwise).
-    """
+    """All rows of ``runs`` sorted by ``(key, _src, _seq)``: read whole, concatenated, sorted once."""
     tables = [table for table in (pa.Table.from_batches(list(read_run(path)), schema=schema) for path in runs)
               if table.num_rows]
     if not tables:
         return schema.empty_table()
-    tables.sort(key=first_tie)
     return sort_table(pa.concat_tables(tables), key).combine_chunks()
 
 
