@@ -165,10 +165,14 @@ def _count_newlines(handle: BinaryIO, length: int) -> int:
 
 @dataclass(frozen=True)
 class TablePartSplit:
-    """Part ``index`` of a table version; ``directory`` is a local path or a Location's URI string."""
+    """Part ``index`` of a table version; ``directory`` is a local path or a Location's URI string.
+
+    ``columns``: read only these (those the part has; ``None``: every column).
+    """
 
     directory: str
     index: int
+    columns: tuple[str, ...] | None = None
 
     def describe(self) -> str:
         """Table directory and part."""
@@ -182,7 +186,11 @@ class TablePartSplit:
     def read(self, batch_rows: int) -> Iterator[pa.RecordBatch]:
         """Stream the part in key order."""
         with TableVersion(self.directory) as version:
-            yield from version.iter_part(self.index, batch_rows)
+            columns = None
+            if self.columns is not None:
+                present = set(version.schema().names)
+                columns = [name for name in self.columns if name in present]
+            yield from version.iter_part(self.index, batch_rows, columns)
 
 
 @dataclass(frozen=True)
@@ -194,6 +202,8 @@ class TableSource:
     """
 
     directory: str
+    columns: tuple[str, ...] | None = None
+    """Read only these columns (those a part has); ``None``: every column."""
 
     def __post_init__(self) -> None:
         # A relative local path would name another directory in a Spark executor's working directory.
@@ -201,7 +211,7 @@ class TableSource:
 
     def splits(self) -> list[TablePartSplit]:
         """One split per part."""
-        return [TablePartSplit(self.directory, i) for i in range(self.parts)]
+        return [TablePartSplit(self.directory, i, self.columns) for i in range(self.parts)]
 
     @property
     def parts(self) -> int:

@@ -6,8 +6,9 @@
 * :func:`part_numbers` — the part of every row, by the job's partitioner on its key.
 * :func:`copartitioned_run` — part *p* of a co-partitioned input, mapped and tagged, in key order.
 * :func:`parts_in_order` / :func:`sorted_by_part` — a map task's buffered rows cut into one sorted run per part.
-* :func:`reduce_part` — a reduce task: merge its sorted runs and co-partitioned parts, reduce, and
-  write the part (under a temporary name, renamed when complete).
+* :func:`reduce_part` — a reduce task: merge its sorted runs and co-partitioned parts (or sort the runs
+  in memory when they fit: :func:`fits_in_memory`, :func:`sorted_in_memory`, :func:`key_batches`),
+  reduce, and write the part (under a temporary name, renamed when complete).
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.gather import gather_slices
-from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order, sort_table
 from gossamer.store import (
     KEY_PARTITIONER_NAME,
     PARTITIONER_NAME,
@@ -141,31 +143,27 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
                 output: Place) -> int:
     """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
 
-    Memory stays at about one batch per merged run: beyond a fan-in that fits the
-    task's budget, runs are first merged into fewer runs on disk.  The part is
+    When the runs fit the task's memory budget (:func:`fits_in_memory`; no co-partitioned
+    input) they are read whole, concatenated and sorted once (:func:`sorted_in_memory`),
+    which costs far less than a k-way merge of dozens of small runs.  Otherwise memory stays
+    at about one batch per merged run: beyond a fan-in that fits the task's budget, runs are
+    first merged into fewer runs on disk.  Either way the reduce sees the same rows in the
+    same order, every key's rows in one batch.  The part is
     written as ``output`` under a temporary name in the same directory and renamed
     when complete, so a task attempt that dies (or a second, speculative one) never
     leaves a half-written part under the final name.  On an object store (a
     :class:`~gossamer.store.location.Location`) the part is written under its own
     name: an object appears only when its upload completes.  Returns the rows written.
     """
-    sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
-    read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
-    fan_in = max(8, min(64, budget.bytes_per_task // (8 * 1024 * 1024)))
-    run_paths = reduce_fan_in(runs, job.internal_schema, job.key, fan_in, RUN_BATCH_ROWS)
-    inputs: list[Iterator[pa.RecordBatch]] = [
-        copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
-    inputs.extend(read_run(path) for path in run_paths)
     output = as_place(output)
     local = output.is_local
     attempt: Place = output.parent / f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}" if local else output
     writer = PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression)
     try:
         try:
-            for chunk in merge_sorted(inputs, job.internal_schema, job.key, budget.batch_rows):
-                for batch in chunk.combine_chunks().to_batches():
-                    for out in job.reduce(batch, ctx):
-                        writer.write(out)
+            for batch in _merged_batches(job, ctx, budget, runs, part):
+                for out in job.reduce(batch, ctx):
+                    writer.write(out)
         finally:
             writer.close()
         if local:
@@ -175,6 +173,58 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
             attempt.delete_file()
         raise
     return writer.rows
+
+
+def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path],
+                    part: int) -> Iterator[pa.RecordBatch]:
+    """Part ``part``'s rows in ``(key, _src, _seq)`` order, in batches that each hold whole keys."""
+    if fits_in_memory(job, runs, budget):
+        yield from key_batches(sorted_in_memory(runs, job.internal_schema, job.key), job.key, budget.batch_rows)
+        return
+    sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
+    read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
+    fan_in = max(8, min(64, budget.bytes_per_task // (8 * 1024 * 1024)))
+    run_paths = reduce_fan_in(runs, job.internal_schema, job.key, fan_in, RUN_BATCH_ROWS)
+    inputs: list[Iterator[pa.RecordBatch]] = [
+        copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
+    inputs.extend(read_run(path) for path in run_paths)
+    for chunk in merge_sorted(inputs, job.internal_schema, job.key, budget.batch_rows):
+        yield from chunk.combine_chunks().to_batches()
+
+
+IN_MEMORY_OVERHEAD = 4
+"""Runs of B bytes need about 4 B while they are read, sorted and handed on in batches."""
+
+
+def fits_in_memory(job: Job, runs: list[Path], budget: Budget) -> bool:
+    """Whether a reduce may sort its runs in memory: no co-partitioned input, and the runs fit its budget."""
+    if any(item.copartitioned for item in job.inputs):
+        return False
+    return sum(path.stat().st_size for path in runs) * IN_MEMORY_OVERHEAD <= budget.bytes_per_task
+
+
+def sorted_in_memory(runs: list[Path], schema: pa.Schema, key: str) -> pa.Table:
+    """All rows of ``runs`` sorted by ``(key, _src, _seq)``: read whole, concatenated, sorted once."""
+    tables = [table for table in (pa.Table.from_batches(list(read_run(path)), schema=schema) for path in runs)
+              if table.num_rows]
+    if not tables:
+        return schema.empty_table()
+    return sort_table(pa.concat_tables(tables), key).combine_chunks()
+
+
+def key_batches(table: pa.Table, key: str, rows: int) -> Iterator[pa.RecordBatch]:
+    """A sorted table in batches of about ``rows`` rows (more when a key's rows run on), never splitting a key."""
+    n = table.num_rows
+    if n == 0:
+        return
+    keys = table.column(key)
+    starts = np.flatnonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
+    start = 0
+    while start < n:
+        cut = np.searchsorted(starts, start + rows)
+        end = int(starts[cut]) if cut < len(starts) else n
+        yield from table.slice(start, end - start).combine_chunks().to_batches()
+        start = end
 
 
 def remove_attempts(output_dir: Place) -> None:

@@ -76,30 +76,12 @@ class IndexOptions:
     normalize: bool = False  # -normalize
 
 
-class _Row(Mapping[str, Any]):
-    """Row ``i`` of column lists, read like a dict."""
-
-    __slots__ = ("columns", "i")
-
-    def __init__(self, columns: dict[str, list[Any]], i: int) -> None:
-        self.columns = columns
-        self.i = i
-
-    def __getitem__(self, key: str) -> Any:
-        return self.columns[key][self.i]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.columns)
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-
-def _datum(row: Mapping[str, Any]) -> CrawlDatum:
-    return CrawlDatum(status=row["status"], fetch_time=row["fetch_time"] or 0, retries=row["retries"] or 0,
-                      fetch_interval=row["fetch_interval"] or 0, score=row["score"] or 0.0,
-                      signature=row["signature"], modified_time=row["modified_time"] or 0,
-                      metadata=dict(row["metadata"] or ()))
+def _datum(columns: dict[str, list[Any]], j: int) -> CrawlDatum:
+    """The crawl datum of row ``j`` of the column lists (a crawldb or crawl_fetch row)."""
+    return CrawlDatum(status=columns["status"][j], fetch_time=columns["fetch_time"][j] or 0,
+                      retries=columns["retries"][j] or 0, fetch_interval=columns["fetch_interval"][j] or 0,
+                      score=columns["score"][j] or 0.0, signature=columns["signature"][j],
+                      modified_time=columns["modified_time"][j] or 0, metadata=dict(columns["metadata"][j] or ()))
 
 
 def _inlinks(value: Any) -> Sequence[Inlink]:
@@ -128,9 +110,14 @@ def document_json(doc: Mapping[str, Any]) -> str:
 
     Raises ValueError for a value it cannot hold (an integer beyond 64 bits, an object of another type).
     """
+    return document_json_bytes(doc).decode()
+
+
+def document_json_bytes(doc: Mapping[str, Any]) -> bytes:
+    """:func:`document_json` as UTF-8 bytes, not decoded (the index job's output column takes them as they are)."""
     try:
         # orjson's own datetimes would drop the seconds of a UTC offset (+05:30:10): datetimes stay ours
-        return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME).decode()
+        return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME)
     except orjson.JSONEncodeError as exc:
         raise ValueError(f"document not encodable as JSON: {exc}") from exc
 
@@ -170,8 +157,10 @@ class JsonDocument(Mapping[str, Any]):
 
 @dataclass
 class _Segment:
-    fetch: Mapping[str, Any] | None = None
-    data: Mapping[str, Any] | None = None
+    """One segment's rows of a URL: the row numbers of its fetch and parse data, its text."""
+
+    fetch: int | None = None
+    data: int | None = None
     text: str | None = None
 
 
@@ -194,8 +183,8 @@ class DocumentBuilder:
             if settings.get_bool("search.semantic") else None
 
     def actions(self, columns: dict[str, list[Any]], n: int,
-                ctx: TaskContext) -> Iterator[tuple[str, int, str | None, str | None]]:
-        """``(url, action, document JSON or None, embedding text or None)`` for each URL of ``n`` rows.
+                ctx: TaskContext) -> Iterator[tuple[str, int, bytes | None, str | None]]:
+        """``(url, action, document JSON as UTF-8 or None, embedding text or None)`` for each URL of ``n`` rows.
 
         The rows come as column lists, sorted by URL, timestamps as epoch milliseconds.  The
         embedding text (:func:`~gossamer.index.embeddings.page_text`) is given for an added
@@ -206,7 +195,7 @@ class DocumentBuilder:
         for i in range(1, n + 1):
             if i == n or urls[i] != urls[start]:
                 try:
-                    result = self._one([_Row(columns, j) for j in range(start, i)], ctx)
+                    result = self._one(columns, start, i, ctx)
                 except ValueError as exc:
                     ctx.count("skipped_error")
                     ctx.report(f"{urls[start]}: {exc}")
@@ -216,30 +205,33 @@ class DocumentBuilder:
                     yield result
                 start = i
 
-    def _one(self, rows: list[_Row], ctx: TaskContext) -> tuple[str, int, str | None, str | None] | None:
-        url = rows[0]["url"]
+    def _one(self, columns: dict[str, list[Any]], start: int, end: int,
+             ctx: TaskContext) -> tuple[str, int, bytes | None, str | None] | None:
+        """The action for the URL of rows ``start`` … ``end - 1`` (see :meth:`actions`), or ``None``."""
+        url = columns["url"][start]
+        kinds, names, statuses = columns["kind"], columns["segment"], columns["status"]
         db: CrawlDatum | None = None
         inlinks: Sequence[Inlink] = ()
         segments: dict[str, _Segment] = {}
         latest: str | None = None
         node_score: float | None = None
-        for row in rows:
-            kind = row["kind"]
+        for j in range(start, end):
+            kind = kinds[j]
             if kind == KIND_NODE:
-                node_score = row["score"]
+                node_score = columns["score"][j]
             elif kind == KIND_DB:
-                db = _datum(row)
+                db = _datum(columns, j)
             elif kind == KIND_LINKS:
-                inlinks = _inlinks(row["inlinks"])
+                inlinks = _inlinks(columns["inlinks"][j])
             else:
-                seg = segments.setdefault(row["segment"], _Segment())
-                if kind == KIND_FETCH and row["status"] in _FETCH_STATUSES:
-                    seg.fetch = row
-                    latest = row["segment"]
+                seg = segments.setdefault(names[j], _Segment())
+                if kind == KIND_FETCH and statuses[j] in _FETCH_STATUSES:
+                    seg.fetch = j
+                    latest = names[j]
                 elif kind == KIND_PARSE_DATA:
-                    seg.data = row
+                    seg.data = j
                 elif kind == KIND_PARSE_TEXT:
-                    seg.text = row["text"]
+                    seg.text = columns["text"][j]
         delete = (url, DELETE, None, None) if self.options.delete_gone else None
         if db is not None and db.status in _DELETE_DB:
             ctx.count(f"skipped_{CrawlStatus(db.status).status_name}")
@@ -248,7 +240,7 @@ class DocumentBuilder:
             return None
         seg = segments[latest]
         assert seg.fetch is not None
-        status = seg.fetch["status"]
+        status = statuses[seg.fetch]
         if status in _DELETE_FETCH:
             ctx.count("skipped_gone_or_redirect")
             return delete
@@ -256,19 +248,20 @@ class DocumentBuilder:
                                                    and db.status == CrawlStatus.DB_NOTMODIFIED):
             ctx.count("skipped_not_modified" if status == CrawlStatus.FETCH_NOTMODIFIED else "skipped_not_fetched")
             return None
-        if seg.data is None or seg.text is None or seg.data["parse_status"] != ParseStatusCode.SUCCESS:
+        data = seg.data
+        if data is None or seg.text is None or columns["parse_status"][data] != ParseStatusCode.SUCCESS:
             ctx.count("skipped_not_parsed")
             return None
-        parse = indexed_parse(seg.data["title"] or "", seg.data["content_metadata"] or (),
-                              seg.data["parse_metadata"] or (), seg.text)
-        page = IndexInput(url, db, _datum(seg.fetch), parse, inlinks, latest)
+        parse = indexed_parse(columns["title"][data] or "", columns["content_metadata"][data] or (),
+                              columns["parse_metadata"][data] or (), seg.text)
+        page = IndexInput(url, db, _datum(columns, seg.fetch), parse, inlinks, latest)
         url, action, doc, reason = self.document(page, ctx.report, node_score)
         if reason:
             ctx.count(reason)
         if action == SKIP or doc is None:
             return None if action == SKIP else (url, action, None, None)
         embed = page_text(doc, self.embed_chars) if self.embed_chars is not None else None
-        return url, action, document_json(doc), embed
+        return url, action, document_json_bytes(doc), embed
 
     def document(self, page: IndexInput, report: Callable[[str], None],
                  node_score: float | None = None) -> tuple[str, int, dict[str, Any] | None, str]:

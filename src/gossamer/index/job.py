@@ -57,6 +57,8 @@ ACTION_ADD, ACTION_DELETE = 1, 2
 ACTIONS_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False), pa.field("action", pa.uint8()),
                             pa.field("doc", pa.large_string()), pa.field("vector", pa.binary())])
 SEGMENT_TABLES = (("crawl_fetch", KIND_FETCH), ("parse_data", KIND_PARSE_DATA), ("parse_text", KIND_PARSE_TEXT))
+READ_COLUMNS = {KIND_PARSE_DATA: ("url", "status", "title", "content_metadata", "parse_metadata")}
+"""Columns read of a table whose other columns the job never uses (parse_data's outlinks)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ class IndexReducer:
                                               lambda: DocumentBuilder(ctx.settings, self.options))
         out_urls: list[str] = []
         out_actions: list[int] = []
-        out_docs: list[str | None] = []
+        out_docs: list[bytes | None] = []
         embed: list[tuple[int, str]] = []
         for url, action, doc, text in builder.actions(columns, rows.num_rows, ctx):
             if text is not None:
@@ -209,7 +211,8 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
             notes.append(f"segment {segment.name}: no {', '.join(missing)} (not fetched or not parsed), skipped")
             continue
         for name, kind in present:
-            inputs.append(Input(TableSource(str(segment / name)), ProjectRows(kind, segment.name)))
+            source = TableSource(str(segment / name), READ_COLUMNS.get(kind))
+            inputs.append(Input(source, ProjectRows(kind, segment.name)))
     return inputs, notes
 
 
