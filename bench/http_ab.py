@@ -6,6 +6,9 @@ and ``.venv/bin/python -m bench.http_ab`` (this tree).  The pages are the python
 web (``python.web.test:8080``, see ``/work/shared/localweb/README.md``), taken in a fixed order and
 repeated to N.  Prints one JSON line: CPU seconds of this process per page (µs), wall time, bytes.
 ``-D name=value`` passes a setting (e.g. ``-D http.client=aiohttp`` on a tree that has it).
+``--many H``: the pages of H hosts of the many-hosts web instead (``LOCALWEB_MANY``, small pages), taken
+host by host in turn, so each host is asked again only after all the others (as a polite crawl does,
+over kept-alive connections).
 """
 
 from __future__ import annotations
@@ -19,12 +22,22 @@ from pathlib import Path
 
 DOCROOT = Path("/usr/share/doc/python3.11/html")
 BASE = "http://python.web.test:8080/"
+MANY = Path(os.environ.get("LOCALWEB_STATE", "/var/lib/localweb")) / "many"
 
 
 def page_urls(count: int) -> list[str]:
     """``count`` URLs of the python docs (sorted, repeated when there are fewer files)."""
     files = sorted(p.relative_to(DOCROOT).as_posix() for p in DOCROOT.rglob("*.html"))
     return [BASE + files[i % len(files)] for i in range(count)]
+
+
+def many_urls(count: int, hosts: int) -> list[str]:
+    """``count`` URLs of the many-hosts web, one per host in turn over the first ``hosts`` hosts."""
+    names = sorted(p.name for p in MANY.iterdir() if p.is_dir())[:hosts]
+    pages = {n: sorted(p.relative_to(MANY / n).as_posix() for p in (MANY / n).rglob("*.html")) for n in names}
+    return [f"http://{names[i % len(names)]}.many.web.test:8080/"
+            + pages[names[i % len(names)]][(i // len(names)) % len(pages[names[i % len(names)]])]
+            for i in range(count)]
 
 
 async def run(urls: list[str], concurrency: int, values: list[tuple[str, str]]) -> dict[str, object]:
@@ -63,9 +76,11 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=5000, help="pages to fetch")
     parser.add_argument("-c", type=int, default=64, help="concurrent tasks")
     parser.add_argument("-D", action="append", default=[], help="setting name=value")
+    parser.add_argument("--many", type=int, default=0, help="hosts of the many-hosts web to fetch from instead")
     args = parser.parse_args()
     values = [tuple(v.split("=", 1)) for v in args.D]
-    print(json.dumps(asyncio.run(run(page_urls(args.n), args.c, values))))  # type: ignore[arg-type]
+    urls = many_urls(args.n, args.many) if args.many else page_urls(args.n)
+    print(json.dumps(asyncio.run(run(urls, args.c, values))))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
