@@ -1,6 +1,7 @@
 """The local engine's in-memory reduce: the same parts as the k-way merge, keys never split across batches."""
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -52,7 +53,7 @@ def test_runs_sorted_in_memory_come_in_key_order_in_batches_of_whole_keys(tmp_pa
 def test_in_memory_reduce_writes_the_same_parts_as_the_merge(tmp_path: Path, monkeypatch) -> None:
     lines = tmp_path / "lines.txt"
     make_lines(lines, 30_000, 30)
-    job = text_job(lines)
+    job = replace(text_job(lines), reduce_in_memory=True)
     settings = {"engine_memory_budget_mb": 1, "engine_local_workers": 1, "engine_batch_rows": 4096}
     in_memory, _ = run(job, tmp_path, **settings)
     monkeypatch.setattr(tasks, "fits_in_memory", lambda job, runs, budget: False)
@@ -65,7 +66,9 @@ def test_runs_beyond_the_budget_are_merged_not_read_whole(tmp_path: Path) -> Non
     write_run(path, _run([f"k{i}" for i in range(5000)], 0, 0), 1000)
     budget = tasks.Budget(bytes_per_task=path.stat().st_size * tasks.IN_MEMORY_OVERHEAD, batch_rows=100,
                           row_group_rows=100, compression="zstd", error_limit=5)
-    job = text_job(tmp_path / "unused.txt")
+    job = replace(text_job(tmp_path / "unused.txt"), reduce_in_memory=True)
     assert tasks.fits_in_memory(job, [path], budget)
     smaller = tasks.Budget(budget.bytes_per_task - 1, 100, 100, "zstd", 5)
     assert not tasks.fits_in_memory(job, [path], smaller)
+    # a job that does not ask for it always merges (the crawl's own jobs: their task processes stay small)
+    assert not tasks.fits_in_memory(text_job(tmp_path / "unused.txt"), [path], budget)

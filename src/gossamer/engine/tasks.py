@@ -143,8 +143,8 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
                 output: Place) -> int:
     """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
 
-    When the runs fit the task's memory budget (:func:`fits_in_memory`; no co-partitioned
-    input) they are read whole, concatenated and sorted once (:func:`sorted_in_memory`),
+    When the job allows it and the runs fit the task's memory budget (:func:`fits_in_memory`; no
+    co-partitioned input) they are read whole, concatenated and sorted once (:func:`sorted_in_memory`),
     which costs far less than a k-way merge of dozens of small runs.  Otherwise memory stays
     at about one batch per merged run: beyond a fan-in that fits the task's budget, runs are
     first merged into fewer runs on disk.  Either way the reduce sees the same rows in the
@@ -197,8 +197,8 @@ IN_MEMORY_OVERHEAD = 4
 
 
 def fits_in_memory(job: Job, runs: list[Path], budget: Budget) -> bool:
-    """Whether a reduce may sort its runs in memory: no co-partitioned input, and the runs fit its budget."""
-    if any(item.copartitioned for item in job.inputs):
+    """Whether a reduce sorts its runs in memory: ``Job.reduce_in_memory``, no co-partitioned input, they fit."""
+    if not job.reduce_in_memory or any(item.copartitioned for item in job.inputs):
         return False
     return sum(path.stat().st_size for path in runs) * IN_MEMORY_OVERHEAD <= budget.bytes_per_task
 

@@ -219,7 +219,7 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
 def actions_job(inputs: list[Input], options: IndexOptions, parts: int) -> Job:
     """The engine job writing :data:`ACTIONS_SCHEMA` parts."""
     return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts,
-               partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True)
+               partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True, reduce_in_memory=True)
 
 
 __all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs"]
