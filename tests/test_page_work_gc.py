@@ -38,9 +38,11 @@ def test_frozen_heap_leaves_the_objects_alive_at_entry_out_and_puts_them_back() 
     with frozen_heap():
         frozen = gc.get_freeze_count()
         assert frozen > 0
-        with frozen_heap():  # nested: nothing more is frozen, nothing put back early
-            assert gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen
+        # nested: nothing more is frozen, nothing put back early (a frozen object may still die by its
+        # reference count meanwhile, e.g. in another test's thread that is winding down: never more)
+        with frozen_heap():
+            assert 0.99 * frozen <= gc.get_freeze_count() <= frozen
+        assert 0.99 * frozen <= gc.get_freeze_count() <= frozen
         made: list[object] = []
         made.append(made)
         del made
