@@ -101,3 +101,8 @@ def record_pid_and_sleep(value: int, pid_dir: str, reporter: TaskReporter) -> in
         raise RuntimeError("stop the others")
     time.sleep(60)
     return value
+
+
+def environment_task(names: tuple[str, ...], reporter: TaskReporter) -> dict[str, str | None]:
+    """A task: the values of the environment variables ``names`` in the task process."""
+    return {name: os.environ.get(name) for name in names}

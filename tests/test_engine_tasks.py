@@ -10,7 +10,7 @@ import pytest
 from gossamer.core.settings import Settings
 from gossamer.engine import TaskFailed, default_task_count, reuse_task_processes, run_tasks
 
-from .engine_jobs import dies_once_task, failing_task, record_pid_and_sleep, square_task
+from .engine_jobs import dies_once_task, environment_task, failing_task, record_pid_and_sleep, square_task
 
 
 def _alive(pid: int) -> bool:
@@ -92,3 +92,20 @@ def test_a_failed_set_inside_reuse_task_processes_ends_the_kept_processes_and_th
         fresh = run_tasks(Settings(), "again", square_task, [(5,), (6,)])
         assert [square for square, _ in fresh] == [25, 36]
         assert not kept & {pid for _, pid in fresh}
+
+
+def test_processes_of_a_crawl_get_the_allocator_settings_unless_the_environment_has_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    names = ("MALLOC_ARENA_MAX", "MIMALLOC_PURGE_DELAY")
+    for name in names:
+        monkeypatch.delenv(name, raising=False)
+    with reuse_task_processes():
+        [seen] = run_tasks(Settings(), "env", environment_task, [(names,)])
+    assert seen == {"MALLOC_ARENA_MAX": "2", "MIMALLOC_PURGE_DELAY": "0"}
+    assert not any(name in os.environ for name in names)  # the driver's environment is left as it was
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    with reuse_task_processes():
+        [seen] = run_tasks(Settings(), "env", environment_task, [(names,)])
+    assert seen == {"MALLOC_ARENA_MAX": "4", "MIMALLOC_PURGE_DELAY": "0"}
+    assert os.environ["MALLOC_ARENA_MAX"] == "4" and "MIMALLOC_PURGE_DELAY" not in os.environ
+
