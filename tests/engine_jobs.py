@@ -106,3 +106,10 @@ def record_pid_and_sleep(value: int, pid_dir: str, reporter: TaskReporter) -> in
 def environment_task(names: tuple[str, ...], reporter: TaskReporter) -> dict[str, str | None]:
     """A task: the values of the environment variables ``names`` in the task process."""
     return {name: os.environ.get(name) for name in names}
+
+
+def arrow_pool_task(reporter: TaskReporter) -> str:
+    """A task: the backend of Arrow's default memory pool in the task process."""
+    import pyarrow as pa
+
+    return pa.default_memory_pool().backend_name

@@ -5,12 +5,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from gossamer.core.settings import Settings
 from gossamer.engine import TaskFailed, default_task_count, reuse_task_processes, run_tasks
+from gossamer.engine.memory import CRAWL_ALLOCATOR_ENV
 
-from .engine_jobs import dies_once_task, environment_task, failing_task, record_pid_and_sleep, square_task
+from .engine_jobs import (
+    arrow_pool_task,
+    dies_once_task,
+    environment_task,
+    failing_task,
+    record_pid_and_sleep,
+    square_task,
+)
 
 
 def _alive(pid: int) -> bool:
@@ -96,16 +105,34 @@ def test_a_failed_set_inside_reuse_task_processes_ends_the_kept_processes_and_th
 
 def test_processes_of_a_crawl_get_the_allocator_settings_unless_the_environment_has_them(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    names = ("MALLOC_ARENA_MAX", "MIMALLOC_PURGE_DELAY")
+    names = tuple(CRAWL_ALLOCATOR_ENV)
     for name in names:
         monkeypatch.delenv(name, raising=False)
     with reuse_task_processes():
         [seen] = run_tasks(Settings(), "env", environment_task, [(names,)])
-    assert seen == {"MALLOC_ARENA_MAX": "2", "MIMALLOC_PURGE_DELAY": "0"}
+        [pool] = run_tasks(Settings(), "pool", arrow_pool_task, [()])
+    assert seen == CRAWL_ALLOCATOR_ENV and seen["ARROW_DEFAULT_MEMORY_POOL"] == "system"
+    assert pool == "system"  # pyarrow in the task process read the setting
     assert not any(name in os.environ for name in names)  # the driver's environment is left as it was
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
     with reuse_task_processes():
         [seen] = run_tasks(Settings(), "env", environment_task, [(names,)])
-    assert seen == {"MALLOC_ARENA_MAX": "4", "MIMALLOC_PURGE_DELAY": "0"}
+        [pool] = run_tasks(Settings(), "pool", arrow_pool_task, [()])
+    assert seen == {**CRAWL_ALLOCATOR_ENV, "MALLOC_ARENA_MAX": "4", "ARROW_DEFAULT_MEMORY_POOL": "mimalloc"}
+    assert pool == "mimalloc"
     assert os.environ["MALLOC_ARENA_MAX"] == "4" and "MIMALLOC_PURGE_DELAY" not in os.environ
+
+
+def test_a_crawl_driver_uses_the_system_pool_within_and_its_own_pool_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    before = pa.default_memory_pool().backend_name
+    with reuse_task_processes():
+        assert pa.default_memory_pool().backend_name == "system"
+        table = pa.table({"n": list(range(100_000))})  # a buffer of the system pool
+    assert pa.default_memory_pool().backend_name == before
+    assert table.column("n")[99_999].as_py() == 99_999  # still readable after the pool changed back
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", before)
+    with reuse_task_processes():
+        assert pa.default_memory_pool().backend_name == before  # the environment chose: left alone
 

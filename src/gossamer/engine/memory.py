@@ -1,10 +1,16 @@
-"""Give memory that a finished job left free back to the operating system.
+"""Give memory that a finished job left free back to the operating system, and the allocators a crawl runs on.
 
-A long-lived process (the ``crawl`` driver runs generate and updatedb itself, then keeps
+:func:`return_free_memory`: a long-lived process (the ``crawl`` driver runs generate and updatedb itself, then keeps
 running while the fetch processes work) keeps the peak of every job it ran: CPython's and
 Arrow's allocators hold freed memory for reuse.  Measured on a generate of 196,100 URLs
 (5,000 hosts): the driver grew from 143 to 398 MB and stayed there; after
 :func:`return_free_memory` it held 248 MB.
+
+:func:`crawl_allocators`: the settings a crawl's processes run with (:data:`CRAWL_ALLOCATOR_ENV`).  A
+fetch process of a polite crawl of 5,000 hosts builds and drops Arrow batches of its part writers
+for minutes while its Python objects churn; Arrow's default pool (mimalloc) and glibc's malloc
+each kept freed memory resident, so the process grew while the live data did not (bench/README.md,
+session 30: Arrow's pool 40–80 MB live in a process of 350–400 MB).
 """
 
 from __future__ import annotations
@@ -12,6 +18,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import pyarrow as pa
@@ -37,3 +46,70 @@ def return_free_memory() -> None:
     trim = _malloc_trim()
     if callable(trim):
         trim(0)
+
+
+CRAWL_ALLOCATOR_ENV: dict[str, str] = {
+    "ARROW_DEFAULT_MEMORY_POOL": "system",
+    "MALLOC_ARENA_MAX": "2",
+    "MALLOC_MMAP_THRESHOLD_": str(1 << 20),
+    "MIMALLOC_PURGE_DELAY": "0",
+}
+"""Allocator settings for a crawl's processes (what the environment sets already wins).
+
+* ``ARROW_DEFAULT_MEMORY_POOL=system``: Arrow's buffers come from malloc, so a dropped batch's memory
+  goes back to the system (below) instead of staying in mimalloc's segments;
+* ``MALLOC_MMAP_THRESHOLD_`` = 1 MiB, fixed: blocks of 1 MiB and more (Arrow's column buffers) are
+  mapped on their own and unmapped when freed.  glibc's default threshold moves up to the size of
+  the largest block freed (up to 32 MiB), after which such buffers come from the heap and fragment
+  it; smaller blocks (a socket read's 256 KiB) still come from the heap;
+* ``MALLOC_ARENA_MAX=2``: threads (the part writers' spill threads, the resolver's) share two
+  arenas instead of getting one each;
+* ``MIMALLOC_PURGE_DELAY=0``: where mimalloc is still the pool (the environment chose it), freed pages
+  are purged at once.
+
+Measured on a polite crawl of 5,000 hosts, 150 s into round 2 (bench/README.md, session 30): the
+process tree's peak 1,069 MB with the first two at their defaults, 864 MB with these settings.
+"""
+
+_M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter numbers (malloc.h)."""
+_M_ARENA_MAX = -8
+
+
+@cache
+def _mallopt() -> object | None:
+    """The C library's ``mallopt`` (glibc; None where there is none)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "mallopt", None) if name else None
+    except OSError:
+        return None
+
+
+@contextmanager
+def crawl_allocators() -> Iterator[None]:
+    """Within: this process and the processes it starts use :data:`CRAWL_ALLOCATOR_ENV`'s allocators.
+
+    Processes started within get the settings in their environment, except those the environment
+    already sets.  This process: Arrow's default pool becomes the system pool (the previous one comes
+    back on leaving; buffers remember the pool they came from) and glibc's ``mallopt`` gets the
+    threshold and arena settings, which stay for the rest of the process (glibc cannot go back to
+    a moving threshold).  Never raises for want of glibc or of a pool.
+    """
+    added = [name for name in CRAWL_ALLOCATOR_ENV if name not in os.environ]
+    previous_pool = pa.default_memory_pool()
+    if "ARROW_DEFAULT_MEMORY_POOL" in added:
+        pa.set_memory_pool(pa.system_memory_pool())
+    mallopt = _mallopt()
+    if callable(mallopt):
+        for name, parameter in (("MALLOC_MMAP_THRESHOLD_", _M_MMAP_THRESHOLD), ("MALLOC_ARENA_MAX", _M_ARENA_MAX)):
+            if name in added:
+                mallopt(parameter, int(CRAWL_ALLOCATOR_ENV[name]))
+    for name in added:
+        os.environ[name] = CRAWL_ALLOCATOR_ENV[name]
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+        pa.set_memory_pool(previous_pool)

@@ -140,39 +140,21 @@ _SHARED: list[WorkerPool] = []
 """The pool of the innermost :func:`reuse_task_processes` scope (empty outside any)."""
 
 
-CHILD_ALLOCATOR_ENV = {"MALLOC_ARENA_MAX": "2", "MIMALLOC_PURGE_DELAY": "0"}
-"""Allocator settings for the processes a crawl starts (unless the environment sets them already).
-
-A fetch process's threads (the part writers' spill threads, the resolver's) each got a glibc
-malloc arena of their own, and Arrow's mimalloc held freed pages for a while: in a polite crawl of
-5,000 hosts a fetch process held up to ~530 MB in round 2, ~440 MB with these two settings."""
-
-
-@contextmanager
-def child_allocator_env() -> Iterator[None]:
-    """Within: processes started get :data:`CHILD_ALLOCATOR_ENV` (what the environment already sets wins)."""
-    added = [name for name in CHILD_ALLOCATOR_ENV if name not in os.environ]
-    for name in added:
-        os.environ[name] = CHILD_ALLOCATOR_ENV[name]
-    try:
-        yield
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
-
-
 @contextmanager
 def reuse_task_processes() -> Iterator[None]:
     """Within: task sets of the local engine started by this process share workers (see the module docstring).
 
-    Processes started within get :data:`CHILD_ALLOCATOR_ENV` (:func:`child_allocator_env`).
+    Within, this process and the processes it starts use a crawl's allocators
+    (:func:`~gossamer.engine.memory.crawl_allocators`).
     """
     if _SHARED:
         yield
         return
     _SHARED.append(WorkerPool(keep=True))
     try:
-        with child_allocator_env():
+        from gossamer.engine.memory import crawl_allocators  # pyarrow: not for every importer of this module
+
+        with crawl_allocators():
             yield
     finally:
         _SHARED.pop().shutdown()
