@@ -27,11 +27,11 @@ import pyarrow as pa
 
 
 @cache
-def _malloc_trim() -> object | None:
-    """The C library's ``malloc_trim`` (glibc; None where there is none)."""
+def _libc_function(function: str) -> object | None:
+    """The C library's ``function`` (``malloc_trim``, ``mallopt``: glibc's; None where there is none)."""
     name = ctypes.util.find_library("c")
     try:
-        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+        return getattr(ctypes.CDLL(name), function, None) if name else None
     except OSError:
         return None
 
@@ -43,7 +43,7 @@ def return_free_memory() -> None:
     """
     gc.collect()
     pa.default_memory_pool().release_unused()
-    trim = _malloc_trim()
+    trim = _libc_function("malloc_trim")
     if callable(trim):
         trim(0)
 
@@ -76,16 +76,6 @@ _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 
 
-@cache
-def _mallopt() -> object | None:
-    """The C library's ``mallopt`` (glibc; None where there is none)."""
-    name = ctypes.util.find_library("c")
-    try:
-        return getattr(ctypes.CDLL(name), "mallopt", None) if name else None
-    except OSError:
-        return None
-
-
 @contextmanager
 def crawl_allocators() -> Iterator[None]:
     """Within: this process and the processes it starts use :data:`CRAWL_ALLOCATOR_ENV`'s allocators.
@@ -100,7 +90,7 @@ def crawl_allocators() -> Iterator[None]:
     previous_pool = pa.default_memory_pool()
     if "ARROW_DEFAULT_MEMORY_POOL" in added:
         pa.set_memory_pool(pa.system_memory_pool())
-    mallopt = _mallopt()
+    mallopt = _libc_function("mallopt")
     if callable(mallopt):
         for name, parameter in (("MALLOC_MMAP_THRESHOLD_", _M_MMAP_THRESHOLD), ("MALLOC_ARENA_MAX", _M_ARENA_MAX)):
             if name in added:
