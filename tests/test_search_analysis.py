@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from gossamer.core.settings import Settings
 from gossamer.index import Analysis, query_stems
 from gossamer.index.analysis import stem_tokens, stemmer_of
-from gossamer.search.scoring import Leaf, Stats, coordination, max_partial_coordination
+from gossamer.search.scoring import Leaf, Stats, coordination, explained_factors, max_partial_coordination
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
 
@@ -177,3 +179,17 @@ def test_a_word_the_index_splits_stays_required_in_the_soft_tier(crawls) -> None
         assert broker.search("os.path.join copy kettle", n=20, per_site=0).total == 0
     finally:
         broker.close()
+
+
+def test_explain_prints_every_factor_so_the_parts_multiply_to_the_score(crawls, cli) -> None:
+    root, _ = crawls[1]
+    on = ["-D", "query.soft=true", "-D", "query.stem.boost=0.5"]
+    for query, label in (("os.path.join", "name"), ("copy list without shared duplicates", "coordination (4 of 5")):
+        out = cli("search", "-d", root, query, "-n", "1", "--per-site", "0", "--explain", *on)
+        assert out.code == 0, out.err
+        score = float(re.search(r"\(score ([\d.]+)\)", out.out).group(1))
+        line = re.search(r"^   = (.*)$", out.out, re.MULTILINE).group(1)
+        assert label in line, line
+        assert math.prod(float(part.split()[0]) for part in line.split(" × ")) == pytest.approx(score, rel=5e-3)
+    assert explained_factors({"name_factor": 1.0, "opening_factor": 2.0, "coordination": 1.0}) == [
+        ("description", 2.0)]

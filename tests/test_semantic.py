@@ -202,3 +202,16 @@ def test_same_ranking_through_search_nodes(crawls: dict[int, tuple[Path, object]
         local.close()
         for node in nodes:
             node.stop()
+
+
+def test_web_explain_page_shows_the_fused_score(crawls: dict[int, tuple[Path, object]]) -> None:
+    from urllib.parse import quote
+
+    from gossamer.web import create_app
+    from tests.web_fixtures import fetch
+    from tests.web_server import serve_app
+
+    root, conf = crawls[1]
+    with serve_app(create_app(root, conf)) as base:
+        html = fetch(base, "/explain?q=deep+copy&url=" + quote("http://lang.test/copy", safe="")).text
+    assert 'id="semantic"' in html and "cosine" in html and "text rank 1" in html
