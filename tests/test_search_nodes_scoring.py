@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from gossamer.core.settings import Settings
 from gossamer.search.broker import Broker
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
+from tests.test_search_analysis import pages as analysis_pages
 from tests.test_search_nodes import Node, start_nodes
 
 ON: dict[str, object] = {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5,
@@ -33,18 +35,9 @@ QUERIES = [
 
 
 def pages() -> list[Page]:
-    en, de = {"lang": "en"}, {"lang": "de"}
-    return [
-        Page("http://a.test/crawling", "Crawling the web", "a crawler is crawling pages and links", meta=en),
-        Page("http://a.test/crawl", "Crawl", "the crawl command starts one crawl", meta=en),
-        Page("http://b.test/haus", "Häuser", "die Häuser der Stadt", meta=de),
-        Page("http://b.test/cafe", "Café", "un café au lait", meta={"lang": "fr"}),
-        Page("http://c.test/copy", "Shallow and deep copy", "copy a list without shared items: deepcopy",
-             meta={**en, "opening": "Shallow and deep copy operations on lists"}),
-        Page("http://c.test/list", "Lists", "a list holds items in order; a shallow copy shares them", meta=en),
-        Page("http://c.test/join", "os.path.join", "join path components: os.path.join(a, b)", meta=en),
-        Page("http://d.test/other", "Unrelated", "tea kettle recipes and other things shallow", meta=en),
-    ]
+    """The pages of the analysis tests, the copy page with an opening that states its subject."""
+    opening = {"opening": "Shallow and deep copy operations on lists"}
+    return [replace(p, meta={**p.meta, **opening}) if p.url == "http://c.test/copy" else p for p in analysis_pages()]
 
 
 def _toml(value: object) -> str:
