@@ -215,3 +215,10 @@ def test_web_explain_page_shows_the_fused_score(crawls: dict[int, tuple[Path, ob
     with serve_app(create_app(root, conf)) as base:
         html = fetch(base, "/explain?q=deep+copy&url=" + quote("http://lang.test/copy", safe="")).text
     assert 'id="semantic"' in html and "cosine" in html and "text rank 1" in html
+
+
+def test_cli_explain_prints_the_fused_score(crawls: dict[int, tuple[Path, object]], cli) -> None:
+    root, _ = crawls[1]
+    out = cli("search", "-d", root, "deep copy", "-n", "1", "--explain", "-D", "search.semantic=true")
+    assert out.code == 0, out.err
+    assert "text ×" in out.out and "fused" in out.out and "text rank 1, semantic rank" in out.out
