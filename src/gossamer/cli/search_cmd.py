@@ -138,7 +138,7 @@ def _print(results: SearchResults, explainer: Broker | None) -> None:
         if hit.more_from_site:
             typer.echo(f"   more from {hit.details.site}: site:{hit.details.site}")
         if explainer is not None:
-            from gossamer.search.scoring import explained_factors
+            from gossamer.search import explained_factors
 
             detail = explainer.explain(hit.url, results.query)
             if detail:

@@ -19,8 +19,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
-from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable
-from gossamer.search.scoring import explained_factors
+from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable, explained_factors
 from gossamer.store import TableError
 from gossamer.web import hit_pages
 from gossamer.web.context import MAX_START, context
