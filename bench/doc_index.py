@@ -185,11 +185,19 @@ def cache_untouched_check(run: StepRunner, cache: CrawlCache) -> None:
               f"cached crawl files {now} (marker: {cache.marker['inventory']})")
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """``value`` as a TOML value: a boolean, a number, an array (of these) or else a string.
+
+    A list must become a TOML array: written as the string ``"['a', 'b']"`` it would be read back as
+    one comma-separated list of the words ``['a'``, ``'b']`` (the ``stemmed`` variant of ``relevance``
+    indexed no shadow field at all until 2026-11-27 for that reason).
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
     return json.dumps(str(value))
 
 
@@ -198,7 +206,7 @@ def work_crawl(cache: CrawlCache, dest: Path, settings: dict[str, Any]) -> Path:
     dest.mkdir(parents=True)
     shutil.copytree(cache.crawl / "crawldb", dest / "crawldb", symlinks=True)
     (dest / "segments").symlink_to(cache.segments.resolve(), target_is_directory=True)
-    lines = [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in settings.items()]
+    lines = [f"{json.dumps(k)} = {toml_value(v)}" for k, v in settings.items()]
     (dest / "gossamer.toml").write_text("# written by bench.doc_index\n" + "\n".join(lines) + "\n")
     return dest
 
@@ -207,6 +215,8 @@ def defines(settings: dict[str, Any]) -> list[str]:
     """``-D name=value`` arguments for ``settings``."""
     out: list[str] = []
     for key, value in settings.items():
+        if isinstance(value, list | tuple):
+            value = ",".join(map(str, value))
         out += ["-D", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     return out
 

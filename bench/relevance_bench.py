@@ -60,6 +60,7 @@ import random
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,8 @@ def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: in
 
     Each source is one host (``python`` = python.web.test …); a query without a ``kind`` is navigational.
     A query's acceptable URLs are its ``field`` (``target_accept``: the target page alone, without the
-    equivalent pages of a topical query), else its ``accept``.
+    equivalent pages of a topical query), else its ``accept``. ``by_half`` splits the queries into the
+    tuning and the held-out half (:func:`by_half`).
     """
     ranks: dict[str, int | None] = {}
     for q in queries:
@@ -209,14 +211,32 @@ def evaluate(queries: list[dict[str, Any]], run: dict[str, list[str]], depth: in
     return {**summary([q["qid"] for q in queries]), "answered": sum(1 for q in queries if run.get(q["qid"])),
             "by_kind": {k: {**summary([q["qid"] for q in items]), "by_host": by_host(items)}
                         for k, items in kinds.items()},
-            "by_host": by_host(queries), "ranks": ranks, "n": n}
+            "by_host": by_host(queries), "by_half": by_half(queries, summary), "ranks": ranks, "n": n}
+
+
+def by_half(queries: list[dict[str, Any]], summary: Callable[[list[str]], dict[str, Any]]) -> dict[str, Any]:
+    """``summary`` of the *tuning* half (odd query numbers: ``N001``, ``T001`` …) and the *held-out* half (even).
+
+    Ranking parameters (the field boosts, the description factor, the semantic fusion) are chosen on the
+    tuning half only; the held-out half shows what that choice does on queries it never saw.
+    """
+    out: dict[str, Any] = {}
+    for half, parity in (("tuning", 1), ("held_out", 0)):
+        kinds: dict[str, list[str]] = defaultdict(list)
+        for q in queries:
+            if int(q["qid"][1:]) % 2 == parity:
+                kinds[q.get("kind", "navigational")].append(q["qid"])
+        out[half] = {**summary([qid for qids in kinds.values() for qid in qids]),
+                     "by_kind": {kind: summary(qids) for kind, qids in kinds.items()}}
+    return out
 
 
 def _summary(metrics: dict[str, Any]) -> dict[str, Any]:
     """The overall and per-kind figures of :func:`evaluate`'s answer, without hosts and ranks."""
     figures = (f"mrr@{DEPTH}", "success@1", f"success@{DEPTH}", "queries")
     return {**{k: metrics[k] for k in figures},
-            "by_kind": {kind: {k: m[k] for k in figures} for kind, m in metrics["by_kind"].items()}}
+            "by_kind": {kind: {k: m[k] for k in figures} for kind, m in metrics["by_kind"].items()},
+            "by_half": metrics["by_half"]}
 
 
 def _indexed_checker(crawl: Path) -> Any:
@@ -271,13 +291,15 @@ RANKING_OPTIONS: dict[str, dict[str, Any]] = {
     "semantic": {"search.semantic": True},
     "soft": {"query.soft": True},
     "stemmed": {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5},
+    "stemmed_soft": {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5,
+                     "query.soft": True},
     "opening_repeats": {"opening.distinct.words": False},
 }
 """Ranking options that are off by default, each as ``anchors`` plus the option: ``soft`` matching and
-``stemmed`` shadow fields (issue 20 points 2–3); ``semantic``: hybrid semantic ranking (point 4): page
-vectors in the index and the nearest pages fused with the text ranking (the fusion settings' defaults;
-``bench.semantic_tune`` chooses them on one half of the queries). Its ``index`` step measures indexing
-with embeddings; ``index_bytes_per_page`` the size.  ``opening_repeats``: the opening field as written
+``stemmed`` shadow fields (issue 20 points 2–3), and both (``stemmed_soft``); ``semantic``: hybrid semantic
+ranking (point 4): page vectors in the index and the nearest pages fused with the text ranking (the fusion
+settings' defaults; ``bench.semantic_tune`` chooses them on one half of the queries). Its ``index`` step
+measures indexing with embeddings; ``index_bytes_per_page`` the size.  ``opening_repeats``: the opening field as written
 (a repeated word counts again) instead of each word once."""
 
 
@@ -301,6 +323,21 @@ def _bytes_per_page(index: Path) -> float | None:
         return None
     size = sum(f.stat().st_size for f in live.rglob("*") if f.is_file())
     return round(size / docs, 1) if docs else None
+
+
+def _index_applies(index: Path, settings: dict[str, Any]) -> bool:
+    """Whether the live index of ``index`` has the shadow fields of ``index.analysis.fields`` and the page
+    vectors of ``search.semantic`` when ``settings`` ask for them (a variant that silently indexed as the
+    defaults would measure nothing)."""
+    live = index / "current"
+    try:
+        fields = {f if isinstance(f, str) else f.get("name")
+                  for f in json.loads((live / "_index.json").read_text(encoding="utf-8"))["fields"]}
+    except (OSError, ValueError, KeyError, AttributeError):
+        return False
+    wanted = {f"{name}_stem" for name in settings.get("index.analysis.fields", [])}
+    vectors = not settings.get("search.semantic") or any(live.rglob("vectors.npy"))
+    return wanted <= fields and vectors
 
 
 def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str, Any]) -> bool:
@@ -401,6 +438,9 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         for v, m in metrics.items():
             run_.check(f"{v}_answered", m["answered"] == len(queries),
                        f"{m['answered']} of {len(queries)} queries with results")
+        for variant, extra in RANKING_OPTIONS.items():
+            run_.check(f"{variant}_index_applies", _index_applies(crawls[variant] / "index", extra),
+                       f"the {variant} index has the fields its settings ask for: {sorted(extra)}")
         cache_untouched_check(run_, cache)
         a, b = metrics.get("anchors", {}), metrics.get("no_anchors", {})
         key = f"mrr@{DEPTH}"

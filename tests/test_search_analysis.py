@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from gossamer.core.settings import Settings
 from gossamer.index import Analysis, query_stems
 from gossamer.index.analysis import stem_tokens, stemmer_of
+from gossamer.search.scoring import Leaf, Stats, coordination, explained_factors, max_partial_coordination
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
 
@@ -23,6 +26,9 @@ def pages() -> list[Page]:
         Page("http://c.test/copy", "Shallow and deep copy", "copy a list without shared items: deepcopy", meta=en),
         Page("http://c.test/list", "Lists", "a list holds items in order; a shallow copy shares them", meta=en),
         Page("http://c.test/join", "os.path.join", "join path components: os.path.join(a, b)", meta=en),
+        Page("http://e.test/vector", "std::vector", "std::vector<T> is a sequence container that holds T", meta=en),
+        Page("http://e.test/create-index", "CREATE INDEX", "CREATE INDEX constructs an index on a column", meta=en),
+        Page("http://e.test/hashmap", "HashMap", "java.util.HashMap: a hash table based map", meta=en),
         Page("http://d.test/other", "Unrelated", "tea kettle recipes and other things", meta=en),
     ]
 
@@ -71,14 +77,50 @@ def test_stemmed_matches_score_below_exact_ones(crawls) -> None:
         broker.close()
 
 
-def test_identifiers_are_found_whole_and_by_parts(crawls) -> None:
+IDENTIFIERS = {"http://c.test/join": ("os.path.join", "join", "path"),
+               "http://e.test/vector": ("std::vector", "vector", "std"),
+               "http://e.test/create-index": ("CREATE INDEX", "create", "index", '"create index"'),
+               "http://e.test/hashmap": ("java.util.HashMap", "hashmap", "util", "java")}
+
+
+@pytest.mark.parametrize("url", list(IDENTIFIERS))
+def test_identifiers_are_found_whole_and_by_parts(crawls, url: str) -> None:
     broker = open_searcher(*crawls[1])
     try:
-        for query in ("os.path.join", "join", "path"):
-            assert "http://c.test/join" in [h.url for h in broker.search(query, per_site=0).hits], query
-        assert [h.url for h in broker.search("os.path.join", per_site=0).hits][0] == "http://c.test/join"
+        whole, *parts = IDENTIFIERS[url]
+        assert [h.url for h in broker.search(whole, per_site=0).hits][0] == url, whole
+        for query in parts:
+            assert url in [h.url for h in broker.search(query, per_site=0).hits], query
     finally:
         broker.close()
+
+
+def test_the_exact_form_scores_above_a_stemmed_one(tmp_path: Path) -> None:
+    """Two pages alike but for the form of one word: each form finds both, its own page first."""
+    same = "the tool {} pages of a site and stores them"
+    twins = [Page("http://t.test/a", "Tool", same.format("crawls"), meta={"lang": "en"}),
+             Page("http://t.test/b", "Tool", same.format("crawling"), meta={"lang": "en"})]
+    broker = open_searcher(*make_crawl(tmp_path / "twins", twins, **ON))
+    try:
+        for query, first in (("crawls", "http://t.test/a"), ("crawling", "http://t.test/b")):
+            hits = broker.search(query, per_site=0).hits
+            assert [h.url for h in hits][0] == first and len(hits) == 2, query
+            assert hits[0].score > hits[1].score, query
+    finally:
+        broker.close()
+
+
+def test_coordination_ranks_more_and_rarer_matched_words_higher() -> None:
+    stats = Stats(docs=1000, df={("content", "rare"): 2, ("content", "mid"): 50, ("content", "common"): 500})
+    groups = [[("content", word)] for word in ("rare", "mid", "common")]
+
+    def factor(*words: str) -> float:
+        return coordination([Leaf(1.0, "content", w, 1.0, 10.0) for w in words], groups, stats, 2.0)[0]
+
+    assert factor("rare", "mid", "common") == 1.0
+    assert factor("rare", "mid") > factor("rare") > factor("mid") > factor("common")  # more words, rarer words
+    assert factor("rare") > factor("mid", "common")  # one rare word outweighs two common ones
+    assert max_partial_coordination(groups, stats, 2.0) == pytest.approx(factor("rare", "mid"))
 
 
 def test_soft_matching_ranks_pages_missing_a_word(crawls) -> None:
@@ -137,3 +179,17 @@ def test_a_word_the_index_splits_stays_required_in_the_soft_tier(crawls) -> None
         assert broker.search("os.path.join copy kettle", n=20, per_site=0).total == 0
     finally:
         broker.close()
+
+
+def test_explain_prints_every_factor_so_the_parts_multiply_to_the_score(crawls, cli) -> None:
+    root, _ = crawls[1]
+    on = ["-D", "query.soft=true", "-D", "query.stem.boost=0.5"]
+    for query, label in (("os.path.join", "name"), ("copy list without shared duplicates", "coordination (4 of 5")):
+        out = cli("search", "-d", root, query, "-n", "1", "--per-site", "0", "--explain", *on)
+        assert out.code == 0, out.err
+        score = float(re.search(r"\(score ([\d.]+)\)", out.out).group(1))
+        line = re.search(r"^   = (.*)$", out.out, re.MULTILINE).group(1)
+        assert label in line, line
+        assert math.prod(float(part.split()[0]) for part in line.split(" × ")) == pytest.approx(score, rel=5e-3)
+    assert explained_factors({"name_factor": 1.0, "opening_factor": 2.0, "coordination": 1.0}) == [
+        ("description", 2.0)]

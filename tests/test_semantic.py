@@ -62,6 +62,35 @@ def test_model_ships_in_its_package_and_embeds_to_unit_vectors() -> None:
     assert page_text({"title": "T", "content": "abcdef"}, 3) == "T\nabc"
 
 
+NO_NETWORK = """
+import socket
+def refuse(*args, **kwargs):
+    raise OSError("the network was used at run time")
+socket.socket.connect = socket.socket.connect_ex = refuse
+socket.getaddrinfo = socket.create_connection = refuse
+from gossamer.index.embeddings import embedder
+vectors = embedder().embed(["deep copy of a list", "Kopie einer Liste"])
+assert vectors.shape == (2, 64) and vectors.all(axis=1).any()
+print("embedded offline")
+"""
+
+
+def test_the_weights_ship_in_the_wheel_and_nothing_is_fetched(tmp_path: Path) -> None:
+    """The model's files are part of the installed distribution, and a fresh process with every socket
+    refused (and an empty home and cache) loads the model and embeds: nothing is downloaded at run time."""
+    import importlib.metadata
+    import os
+    import subprocess
+    import sys
+
+    shipped = {Path(str(f)).name for f in importlib.metadata.files("tokenlearn-static-model") or []}
+    assert {"model.safetensors", "tokenizer.json", "config.json"} <= shipped
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "GOSSAMER_"))}
+    env.update(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"), HF_HUB_OFFLINE="0")
+    done = subprocess.run([sys.executable, "-c", NO_NETWORK], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "embedded offline" in done.stdout, done.stderr
+
+
 def test_vectors_are_stored_with_every_shard(crawls: dict[int, tuple[Path, object]]) -> None:
     root, _ = crawls[3]
     live = live_index(root / "index")
@@ -173,3 +202,23 @@ def test_same_ranking_through_search_nodes(crawls: dict[int, tuple[Path, object]
         local.close()
         for node in nodes:
             node.stop()
+
+
+def test_web_explain_page_shows_the_fused_score(crawls: dict[int, tuple[Path, object]]) -> None:
+    from urllib.parse import quote
+
+    from gossamer.web import create_app
+    from tests.web_fixtures import fetch
+    from tests.web_server import serve_app
+
+    root, conf = crawls[1]
+    with serve_app(create_app(root, conf)) as base:
+        html = fetch(base, "/explain?q=deep+copy&url=" + quote("http://lang.test/copy", safe="")).text
+    assert 'id="semantic"' in html and "cosine" in html and "text rank 1" in html
+
+
+def test_cli_explain_prints_the_fused_score(crawls: dict[int, tuple[Path, object]], cli) -> None:
+    root, _ = crawls[1]
+    out = cli("search", "-d", root, "deep copy", "-n", "1", "--explain", "-D", "search.semantic=true")
+    assert out.code == 0, out.err
+    assert "text ×" in out.out and "fused" in out.out and "text rank 1, semantic rank" in out.out

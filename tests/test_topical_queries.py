@@ -1,9 +1,11 @@
-"""The relevance benchmark's topical-query rule and its per-kind, per-host metrics (bench/)."""
+"""The relevance benchmark (bench/): the topical-query rule, metrics per kind, host and half, and its variants."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
+from pathlib import Path
 
 from bench.relevance_bench import evaluate
 from bench.topical_queries import candidate_words, description, equivalent_pages, make_queries, topical_query
@@ -72,3 +74,47 @@ def test_evaluate_can_judge_the_target_alone() -> None:
     assert evaluate(queries, run)["by_kind"]["topical"]["mrr@10"] == 1.0
     assert evaluate(queries, run, field="target_accept")["by_kind"]["topical"]["mrr@10"] == 0.5
     assert evaluate(queries, run, field="target_accept")["by_kind"]["navigational"]["mrr@10"] == 1.0
+
+
+def test_evaluate_reports_the_tuning_and_the_held_out_half() -> None:
+    queries = [{"qid": f"{kind[0].upper()}{i:03d}", "kind": kind, "source": "python", "accept": [f"u{i}"]}
+               for kind in ("navigational", "topical") for i in (1, 2, 3)]
+    run = {"N001": ["u1"], "N002": ["x", "u2"], "N003": ["x"], "T001": ["x"], "T002": ["u2"], "T003": ["u3"]}
+    halves = evaluate(queries, run)["by_half"]
+    assert halves["tuning"]["queries"] == 4 and halves["held_out"]["queries"] == 2  # odd numbers tune
+    assert halves["held_out"]["by_kind"]["navigational"]["mrr@10"] == 0.5
+    assert halves["held_out"]["by_kind"]["topical"]["mrr@10"] == 1.0
+    assert halves["tuning"]["by_kind"]["topical"]["success@1"] == 0.5
+
+
+def test_work_crawl_settings_are_read_back_as_written(tmp_path: Path) -> None:
+    """A list setting must reach the work crawl as a list (it once became the string ``"['title', …]"``)."""
+    from bench.doc_index import CrawlCache, work_crawl
+
+    from gossamer.core.settings import load_settings
+
+    cache = tmp_path / "cache"
+    (cache / "crawldb").mkdir(parents=True)
+    (cache / "segments").mkdir()
+    values = {"index.analysis.fields": ["title", "anchor", "content"], "query.soft": True,
+              "query.stem.boost": 0.5, "plugin.excludes": "index-anchor"}
+    conf = load_settings(work_crawl(CrawlCache(cache, {}, True), tmp_path / "work", values))
+    assert conf.get_list("index.analysis.fields") == ["title", "anchor", "content"]
+    assert conf.get_bool("query.soft") and conf.get_float("query.stem.boost") == 0.5
+    assert conf.get_str("plugin.excludes") == "index-anchor"
+
+
+def test_a_variant_index_is_checked_for_what_its_settings_ask(tmp_path: Path) -> None:
+    from bench.relevance_bench import _index_applies
+
+    live = tmp_path / "index" / "current"
+    live.mkdir(parents=True)
+    (live / "_index.json").write_text(json.dumps({"fields": ["title", "content", "title_stem"]}))
+    stemmed = {"index.analysis.fields": ["title", "content"]}
+    assert not _index_applies(tmp_path / "index", stemmed)  # no content_stem
+    assert _index_applies(tmp_path / "index", {"index.analysis.fields": ["title"]})
+    assert not _index_applies(tmp_path / "index", {"search.semantic": True})
+    (live / "shard-0").mkdir()
+    (live / "shard-0" / "vectors.npy").write_bytes(b"")
+    assert _index_applies(tmp_path / "index", {"search.semantic": True, "query.soft": True})
+    assert not _index_applies(tmp_path / "missing", {})

@@ -184,6 +184,8 @@ def test_explain_page(site: tuple[str, str]) -> None:
     html = answer.text
     assert 'id="explanation"' in html and "log2(2 + boost)" in html and 'id="static-factor"' in html
     assert re.search(r"<td>content</td><td>oolong</td><td class=\"num\">4</td>", html)
+    named = fetch(base, "/explain?q=News&url=" + quote(origin + "/news.html", safe="")).text
+    assert re.search(r'× name <span class="factor">3</span>', named)  # the name factor is part of the score
     assert fetch(base, "/explain?q=oolong&url=http%3A%2F%2Fnot.indexed%2F").status == 404
     assert fetch(base, "/explain?q=%22x&url=" + quote(origin + "/tea4.html", safe="")).status == 400
 

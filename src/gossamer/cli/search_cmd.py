@@ -138,9 +138,12 @@ def _print(results: SearchResults, explainer: Broker | None) -> None:
         if hit.more_from_site:
             typer.echo(f"   more from {hit.details.site}: site:{hit.details.site}")
         if explainer is not None:
+            from gossamer.search import explained_factors
+
             detail = explainer.explain(hit.url, results.query)
             if detail:
-                typer.echo(f"   = {detail['text_score']:.4f} text × {detail['static_factor']:.3f} static")
+                typer.echo(f"   = {detail['text_score']:.4f} text × {detail['static_factor']:.3f} static"
+                           + "".join(f" × {value:.3f} {label}" for label, value in explained_factors(detail)))
                 for leaf in detail["leaves"]:
                     typer.echo(f"     {leaf['value']:.4f} {leaf['field']}:{leaf['term']} (freq {leaf['freq']:g}, "
                                f"idf {leaf['idf']:.3f}, boost {leaf['boost']:g})")

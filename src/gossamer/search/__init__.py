@@ -2,7 +2,8 @@
 
 Public API: :func:`open_searcher` (a :class:`Broker` over the crawl's index or over
 search nodes) with its results (:class:`SearchResults`, :class:`Hit`),
-:func:`cached_page` and :func:`anchors`; the query language (:func:`parse_query`,
+:func:`cached_page` and :func:`anchors`, and :func:`explained_factors` (the factors of a score's
+explanation, as ``--explain`` prints them); the query language (:func:`parse_query`,
 :class:`Query`, :class:`Clause`, :class:`DateRange`, :class:`QuerySyntaxError`,
 :func:`tokenize`); local shards (:class:`ShardSet`, BM25 scoring in :mod:`.scoring`) and
 search nodes (:func:`serve_node`, :mod:`.remote`).  The built-in QueryFilters
@@ -21,7 +22,7 @@ __getattr__ = lazy_attributes(__name__, {
     "DEFAULT_FIELDS": "query_parse", "RAW_FIELDS": "query_parse", "QuerySyntaxError": "query_parse",
     "parse_query": "query_parse", "tokenize": "query_parse",
     "CachedPage": "searcher", "anchors": "searcher", "cached_page": "searcher", "open_searcher": "searcher",
-    "ShardSet": "shards",
+    "ShardSet": "shards", "explained_factors": "scoring",
 })
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "ShardSet",
     "anchors",
     "cached_page",
+    "explained_factors",
     "open_searcher",
     "parse_query",
     "serve_node",

@@ -244,3 +244,24 @@ def explain(leaves: Sequence[Leaf], stats: Stats, boost: float,
             "name_factor": name, "opening_factor": opening, "leaves": parts,
             "formula": "sum(boost × (k1+1) × idf × freq / (freq + k1 × (1 - b + b × length / avg_length)))"
                        f" × log2(2 + boost) × coordination × name × opening; k1={K1}, b={B}"}
+
+
+EXPLAINED_FACTORS = (("name_factor", "name"), ("opening_factor", "description"), ("coordination", "coordination"))
+"""The multipliers of an explanation (:func:`explain`) besides the static rank, and how they are named."""
+
+
+def explained_factors(detail: dict[str, Any]) -> list[tuple[str, float]]:
+    """The name, description and coordination factors of an explanation that change its score (≠ 1), in order.
+
+    A coordination below 1 is labelled with how many of the query's bare words the page has.  ``--explain``
+    and the web's explain page print them after the static factor, so the printed parts multiply to the score.
+    """
+    out: list[tuple[str, float]] = []
+    for key, label in EXPLAINED_FACTORS:
+        value = detail.get(key, 1.0)
+        if isinstance(value, int | float) and value != 1.0:
+            matched = detail.get("soft_matched") or []
+            if key == "coordination" and matched:
+                label = f"coordination ({sum(map(bool, matched))} of {len(matched)} words)"
+            out.append((label, float(value)))
+    return out

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
-from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable
+from gossamer.search import QuerySyntaxError, SearchResults, SearchUnavailable, explained_factors
 from gossamer.store import TableError
 from gossamer.web import hit_pages
 from gossamer.web.context import MAX_START, context
@@ -106,7 +106,8 @@ def explain_page(request: Request, url: str | None = None, q: str | None = None)
         return error_page(request, 503, f"search is unavailable: {exc}", params.q)
     if explanation is None:
         return error_page(request, 404, "this URL is not in the index", params.q)
-    return page(request, "explain.html", {"q": params.q, "url": target, "e": explanation})
+    return page(request, "explain.html", {"q": params.q, "url": target, "e": explanation,
+                                          "factors": explained_factors(explanation)})
 
 
 @router.api_route("/favicon.ico", methods=["GET", "HEAD"], include_in_schema=False)
