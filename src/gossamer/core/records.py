@@ -132,11 +132,16 @@ class ParseStatusCode(IntEnum):
 
 @dataclass(slots=True)
 class ParseData:
-    """What parsing learned about a page besides its text (Nutch's ParseData)."""
+    """What parsing learned about a page besides its text (Nutch's ParseData).
+
+    ``outlinks``: a list of :class:`Outlink`, or the same as columns
+    (:class:`~gossamer.core.link_columns.OutlinkList`, what the HTML parser and the outlink
+    filter hand on); read it as a sequence.
+    """
 
     status: ParseStatusCode
     title: str = ""
-    outlinks: list[Outlink] = field(default_factory=list)
+    outlinks: Sequence[Outlink] = field(default_factory=list)
     content_metadata: dict[str, str] = field(default_factory=dict)
     parse_metadata: dict[str, str] = field(default_factory=dict)
     status_message: str = ""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gossamer.core import Outlink, Settings
+from gossamer.core import Outlink, OutlinkList, Settings
 from gossamer.plugins import PluginRepository, URLChain, URLExemptionFilter
 from gossamer.plugins.support import LinkScope, is_exempted, link_origin
 
@@ -86,19 +86,21 @@ class OutlinkFilter:
             return is_exempted(from_url, to_url, self.scope.exemption_filters)
         return not (self.scope.ignore_internal and internal)
 
-    def outlinks(self, from_url: str, links: Sequence[Outlink]) -> list[Outlink]:
-        """The kept outlinks of ``from_url``, with normalized URLs, in order."""
-        kept: list[Outlink] = []
+    def outlinks(self, from_url: str, links: Sequence[Outlink]) -> OutlinkList:
+        """The kept outlinks of ``from_url``, with normalized URLs, in order (as columns)."""
         limit = self.max_outlinks
         if limit == 0 or not links:
-            return kept
+            return OutlinkList()
+        found = OutlinkList.of(links)
+        anchors, metadata = found.anchors, found.metadata
+        kept_urls: list[str] = []
+        kept: list[int] = []
         seen = {from_url}
         memo = self._outlink_memo
         chain = self.chain
         scoped = self.scoped
         source = self._origin(from_url) if scoped else None
-        for link in links:
-            raw = link.to_url
+        for index, raw in enumerate(found.to_urls):
             if raw == from_url:
                 continue
             url = memo.get(raw, _MISSING)
@@ -109,10 +111,14 @@ class OutlinkFilter:
             if scoped and not self._in_scope(from_url, source, raw):
                 continue
             seen.add(url)  # type: ignore[arg-type]
-            kept.append(link if url == raw else Outlink(url, link.anchor, link.metadata))  # type: ignore[arg-type]
+            kept_urls.append(url)  # type: ignore[arg-type]
+            kept.append(index)
             if len(kept) >= limit:
                 break
-        return kept
+        if len(kept) == len(anchors):  # every link kept: copies of the columns, not a list per index
+            return OutlinkList(kept_urls, anchors[:], None if metadata is None else metadata[:])
+        kept_metadata = None if metadata is None else [metadata[i] for i in kept]
+        return OutlinkList(kept_urls, [anchors[i] for i in kept], kept_metadata)
 
     def redirect(self, from_url: str, target: str) -> str | None:
         """The processed meta-refresh target of ``from_url``, or ``None`` when it is dropped."""

@@ -35,7 +35,16 @@ from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
-from gossamer.core import REFRESH_SECONDS, REFRESH_URL, Content, ParseData, ParseStatusCode, ParseText, Settings
+from gossamer.core import (
+    REFRESH_SECONDS,
+    REFRESH_URL,
+    Content,
+    OutlinkList,
+    ParseData,
+    ParseStatusCode,
+    ParseText,
+    Settings,
+)
 from gossamer.plugins.api import Parser, ParseResult
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
@@ -175,7 +184,7 @@ class HtmlParser(Parser):
         outlinks, canonical = self.links.extract(tree, base, elements)  # one pass: the links and the <meta>s
         meta = self.meta.read_elements(elements)
         if meta.nofollow:
-            outlinks = []
+            outlinks = OutlinkList()
         parse_meta = meta.tags
         parse_meta.update(notes)
         parse_meta[CHARSET_KEYS[0]] = parse_meta[CHARSET_KEYS[1]] = decoded.charset
