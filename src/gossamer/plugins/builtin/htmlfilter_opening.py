@@ -65,6 +65,7 @@ MAX_NODES = 2_000
 """Block elements visited at most per page: prose that has not begun by then is not an opening
 (index and list pages); it also bounds the work on huge or hostile pages."""
 MAIN_SELECTOR = ", ".join(MAIN_SELECTORS)
+REGION_SELECTOR = MAIN_SELECTOR + ", article"
 
 
 def _is_furniture(node: Any) -> bool:
@@ -86,9 +87,16 @@ def _furniture(word: str) -> bool:
 def main_region(tree: Any) -> Any:
     """The element holding the page's main content (see the module docstring), or ``None``.
 
-    One pass finds the first element of :data:`MAIN_SELECTORS` in document order (the outermost
-    when they nest); only a page without one is searched for ``<article>`` elements.
+    One pass finds the first element of :data:`MAIN_SELECTORS` or ``<article>`` in document order
+    (the outermost when they nest): a page with neither, or whose first is a main element, needs no
+    other; only a page whose first is an ``<article>`` is searched again (a main element after it,
+    else how many ``<article>`` elements there are).
     """
+    first = tree.css_first(REGION_SELECTOR)
+    if first is None:
+        return tree.body
+    if first.css_matches(MAIN_SELECTOR):
+        return first
     node = tree.css_first(MAIN_SELECTOR)
     if node is not None:
         return node

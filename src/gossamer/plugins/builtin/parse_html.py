@@ -113,7 +113,8 @@ def page_text(tree: LexborHTMLParser) -> str:
     """The visible text of ``tree`` (see the module docstring); removes its ``<script>`` and ``<style>`` elements."""
     tree.strip_tags(_INVISIBLE)
     root = tree.root
-    return collapse(root.text(separator=" ")) if root is not None else ""
+    # White-space-only text nodes add nothing once the white space is collapsed: not copied at all.
+    return collapse(root.text(separator=" ", skip_empty=True)) if root is not None else ""
 
 
 class HtmlParser(Parser):
