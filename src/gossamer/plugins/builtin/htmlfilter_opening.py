@@ -75,7 +75,13 @@ def _is_furniture(node: Any) -> bool:
     if role and role.lower() in BOILERPLATE_ROLES:
         return True
     names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".strip()
-    return bool(names) and any(_furniture(word) for word in _NAME_SPLIT.split(names.lower()))
+    return bool(names) and _furniture_names(names)
+
+
+@lru_cache(maxsize=4096)
+def _furniture_names(names: str) -> bool:
+    """Whether any word of a ``class``/``id`` text names page furniture (a site repeats the same few)."""
+    return any(_furniture(word) for word in _NAME_SPLIT.split(names.lower()))
 
 
 @lru_cache(maxsize=4096)
