@@ -144,25 +144,25 @@ class _Collector:
                     self.flush(run)
                     if len(self.words) >= self.max_words:
                         return
-            elif child.is_text_node:
+                continue
+            tag = child.tag  # one read tells text nodes (lexbor's "-text") and elements apart
+            if tag == "-text":
                 run.append(child.text_content or "")
-            elif child.is_element_node:
-                tag = child.tag
-                if tag in BLOCK_TAGS:
-                    if run:
-                        self.flush(run)
-                        if len(self.words) >= self.max_words:
-                            return
-                    budget -= 1
-                    if budget <= 0:
+            elif tag in BLOCK_TAGS:
+                if run:
+                    self.flush(run)
+                    if len(self.words) >= self.max_words:
                         return
-                    if not _is_furniture(child):
-                        stack.append((child.iter(include_text=True), []))
-                elif tag in SKIP_TAGS:
-                    if run:
-                        self.flush(run)
-                else:
-                    run.append(child.text(separator=" "))
+                budget -= 1
+                if budget <= 0:
+                    return
+                if not _is_furniture(child):
+                    stack.append((child.iter(include_text=True), []))
+            elif tag in SKIP_TAGS:
+                if run:
+                    self.flush(run)
+            elif child.is_element_node:  # inline (comments are neither)
+                run.append(child.text(separator=" "))
 
 
 def opening_text(tree: Any, max_words: int, min_block_words: int, description: str = "") -> str:
