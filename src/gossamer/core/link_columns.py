@@ -22,13 +22,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
 from gossamer.core.datum import CrawlDatum
-from gossamer.core.records import Outlink
+from gossamer.core.records import ColumnSequence, Outlink
 from gossamer.core.status import CrawlStatus
 
 Pairs = tuple[tuple[str, str], ...]
 
 
-class OutlinkList(Sequence[Outlink]):
+class OutlinkList(ColumnSequence[Outlink]):
     """Outlinks held as parallel lists (targets, anchors, metadata), read as ``Sequence[Outlink]``.
 
     ``metadata`` is ``None`` when no link has any (the common case), else one tuple of
@@ -84,15 +84,8 @@ class OutlinkList(Sequence[Outlink]):
     def __len__(self) -> int:
         return len(self.to_urls)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
     def __repr__(self) -> str:
         return f"OutlinkList({list(self)!r})"
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class DatumColumns:
