@@ -85,8 +85,9 @@ def test_outlink_list_reads_as_a_sequence_of_outlinks() -> None:
     assert OutlinkList.of(columns) is columns
     plain = OutlinkList(["http://y/"])
     assert plain.metadata is None and plain == [Outlink("http://y/")]
-    plain.append("http://y/2", "two", (("a", "b"),))
-    assert plain == [Outlink("http://y/"), Outlink("http://y/2", "two", (("a", "b"),))]
+    plain.append(Outlink("http://y/2", "two", (("a", "b"),)))
+    plain.extend([Outlink("http://y/3")])
+    assert plain == [Outlink("http://y/"), Outlink("http://y/2", "two", (("a", "b"),)), Outlink("http://y/3")]
     assert OutlinkList() == [] and not OutlinkList()
     with pytest.raises(ValueError):
         OutlinkList(["http://y/"], ["a", "b"])

@@ -33,7 +33,8 @@ class OutlinkList(ColumnSequence[Outlink]):
 
     ``metadata`` is ``None`` when no link has any (the common case), else one tuple of
     ``(key, value)`` pairs per link.  The lists must have the same length and are owned
-    by the list (:meth:`append` adds to them); neither holds ``None``.
+    by the list (:meth:`append` and :meth:`extend` add :class:`Outlink` objects to them, as
+    on a list); neither holds ``None``.
     """
 
     __slots__ = ("anchors", "metadata", "to_urls")
@@ -55,14 +56,19 @@ class OutlinkList(ColumnSequence[Outlink]):
         metadata = [link.metadata for link in links] if any(link.metadata for link in links) else None
         return cls([link.to_url for link in links], [link.anchor for link in links], metadata)
 
-    def append(self, to_url: str, anchor: str = "", metadata: Pairs = ()) -> None:
-        """Add one outlink at the end."""
-        if metadata and self.metadata is None:
+    def append(self, link: Outlink) -> None:
+        """Add one outlink at the end (as a list of :class:`Outlink` would: filters may add links)."""
+        if link.metadata and self.metadata is None:
             self.metadata = [()] * len(self.to_urls)
-        self.to_urls.append(to_url)
-        self.anchors.append(anchor)
+        self.to_urls.append(link.to_url)
+        self.anchors.append(link.anchor)
         if self.metadata is not None:
-            self.metadata.append(metadata)
+            self.metadata.append(link.metadata)
+
+    def extend(self, links: Iterable[Outlink]) -> None:
+        """Add outlinks at the end, in order."""
+        for link in links:
+            self.append(link)
 
     @overload
     def __getitem__(self, index: int) -> Outlink: ...
