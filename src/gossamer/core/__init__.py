@@ -1,6 +1,7 @@
 """Core records, status codes and settings: the bottom layer every other part uses.
 
-* records: :class:`CrawlDatum` (:mod:`.datum`), Content, Parse, Outlink … (:mod:`.records`), the
+* records: :class:`CrawlDatum` (:mod:`.datum`), Content, Parse, Outlink … (:mod:`.records`), a page's
+  links as columns (:mod:`.link_columns`), the
   HTTP exchange and User-Agent (:mod:`.http`), the query AST (:mod:`.query`), job reports
   (:mod:`.reports`);
 * codes and keys: status codes and schedule states (:mod:`.status`), shared metadata keys
@@ -39,6 +40,7 @@ from gossamer.core.http import (
     retry_after_seconds,
 )
 from gossamer.core.lazy import lazy_attributes
+from gossamer.core.link_columns import DatumColumns, LinkTargets, OutlinkList
 from gossamer.core.metadata import (
     CRAWL_SCORE_KEY,
     DECODING_ERROR,
@@ -124,10 +126,12 @@ __all__ = [
     "DEFAULT_DECOMPRESSED_LIMIT",
     "DIGEST_KEY",
     "DateRange",
+    "DatumColumns",
     "HIGHLIGHT_FIELDS",
     "HttpExchange",
     "Inlink",
     "InlinkList",
+    "LinkTargets",
     "META_CONTENT_TYPE",
     "META_COOKIE",
     "META_ETAG",
@@ -139,6 +143,7 @@ __all__ = [
     "META_RESPONSE_TIME",
     "MILLIS_PER_DAY",
     "Outlink",
+    "OutlinkList",
     "PROPERTY_PATTERNS",
     "ParseData",
     "ParseStatusCode",

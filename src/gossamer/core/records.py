@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import overload
+from typing import TypeVar, overload
+
+_T = TypeVar("_T")
 
 
 class ProtocolStatusCode(IntEnum):
@@ -64,7 +66,20 @@ class Inlink:
     anchor: str = ""
 
 
-class InlinkList(Sequence[Inlink]):
+class ColumnSequence(Sequence[_T]):
+    """A read-only sequence whose items are built from columns: equal to any sequence (not a string) of equal items."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class InlinkList(ColumnSequence[Inlink]):
     """A page's inlinks held as two parallel lists (source URLs, anchor texts), read as ``Sequence[Inlink]``.
 
     Built from columns without an :class:`Inlink` object per link; :attr:`anchors` and
@@ -97,13 +112,6 @@ class InlinkList(Sequence[Inlink]):
     def __len__(self) -> int:
         return len(self.from_urls)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
 
 @dataclass(slots=True)
 class Content:
@@ -132,11 +140,16 @@ class ParseStatusCode(IntEnum):
 
 @dataclass(slots=True)
 class ParseData:
-    """What parsing learned about a page besides its text (Nutch's ParseData)."""
+    """What parsing learned about a page besides its text (Nutch's ParseData).
+
+    ``outlinks``: a list of :class:`Outlink`, or the same as columns
+    (:class:`~gossamer.core.link_columns.OutlinkList`, what the HTML parser and the outlink
+    filter hand on); read it as a sequence.
+    """
 
     status: ParseStatusCode
     title: str = ""
-    outlinks: list[Outlink] = field(default_factory=list)
+    outlinks: Sequence[Outlink] = field(default_factory=list)
     content_metadata: dict[str, str] = field(default_factory=dict)
     parse_metadata: dict[str, str] = field(default_factory=dict)
     status_message: str = ""

@@ -21,7 +21,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 from typing import Protocol as TypingProtocol
 
-from gossamer.core import Clause, Content, CrawlDatum, HttpExchange, Inlink, ParseData, ParseText, ProtocolStatus
+from gossamer.core import (
+    Clause,
+    Content,
+    CrawlDatum,
+    HttpExchange,
+    Inlink,
+    LinkTargets,
+    ParseData,
+    ParseText,
+    ProtocolStatus,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -198,6 +208,15 @@ class ScoringFilter:
 
     Every method has a neutral default, so a filter overrides only what it needs.
     Scores are floats; datums may be changed in place where the method says so.
+
+    A page's outlink targets are scored in two steps, each with a per-link form (Nutch's)
+    and a batch form that the parser calls: :meth:`initial_scores` and
+    :meth:`distribute_score_to_targets` receive the page's targets as
+    :class:`~gossamer.core.LinkTargets` (columns, no datum per link).  Their defaults run
+    the per-link forms, :meth:`initial_score` and :meth:`distribute_score_to_outlinks`, on
+    the targets' datums (:meth:`LinkTargets.rows`), and do nothing when the filter does not
+    override them; so a filter written for the per-link forms works unchanged, and one that
+    implements a batch form should give the same result as its per-link form.
     """
 
     def injected_score(self, url: str, datum: CrawlDatum) -> None:
@@ -216,12 +235,38 @@ class ScoringFilter:
     def pass_score_after_parsing(self, url: str, content: Content, parse: ParseResult) -> None:
         """Copy score facts from content into parse metadata."""
 
+    def initial_scores(self, targets: LinkTargets) -> None:
+        """Batch form of :meth:`initial_score` for a page's outlink targets, changed in place.
+
+        Default: :meth:`initial_score` on each target's datum when the filter overrides it.
+        """
+        if type(self).initial_score is not ScoringFilter.initial_score:
+            initial = self.initial_score
+            for url, datum in targets.rows():
+                initial(url, datum)
+
     def distribute_score_to_outlinks(
         self, from_url: str, parse: ParseResult, targets: list[tuple[str, CrawlDatum]],
         adjust: CrawlDatum | None, all_count: int,
     ) -> CrawlDatum | None:
-        """Set scores of outlink datums in ``targets`` in place; may return an adjustment datum."""
+        """Set scores of outlink datums in ``targets`` in place; may return an adjustment datum.
+
+        ``targets`` may also be shortened (all of a page's targets dropped, say);
+        ``all_count`` is the number of outlinks the parser found, before filtering.
+        """
         return adjust
+
+    def distribute_score_to_targets(
+        self, from_url: str, parse: ParseResult, targets: LinkTargets, adjust: CrawlDatum | None, all_count: int,
+    ) -> CrawlDatum | None:
+        """Batch form of :meth:`distribute_score_to_outlinks`: ``targets`` as columns, changed in place.
+
+        Default: :meth:`distribute_score_to_outlinks` on the targets' datums
+        (:meth:`LinkTargets.rows`) when the filter overrides it, else ``adjust`` unchanged.
+        """
+        if type(self).distribute_score_to_outlinks is ScoringFilter.distribute_score_to_outlinks:
+            return adjust
+        return self.distribute_score_to_outlinks(from_url, parse, targets.rows(), adjust, all_count)
 
     def update_db_score(
         self, url: str, old: CrawlDatum | None, datum: CrawlDatum, inlinks: Sequence[CrawlDatum]

@@ -12,7 +12,14 @@
   such: Writables, SequenceFile, MapFile, ArrayFile, Nutch's records).
 """
 
-from gossamer.store.crawldb_schema import CRAWLDB_SCHEMA, TIMESTAMP, batch_to_datums, datums_to_batch, iter_datums
+from gossamer.store.crawldb_schema import (
+    CRAWLDB_SCHEMA,
+    TIMESTAMP,
+    batch_to_datums,
+    columns_to_batch,
+    datums_to_batch,
+    iter_datums,
+)
 from gossamer.store.install import (
     CURRENT,
     OLD,
@@ -105,6 +112,7 @@ __all__ = [
     "children",
     "clear_tables",
     "copy_tree",
+    "columns_to_batch",
     "datums_to_batch",
     "discard",
     "file_size",

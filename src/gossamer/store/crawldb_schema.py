@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import pyarrow as pa
 
-from gossamer.core import CrawlDatum
+from gossamer.core import CrawlDatum, DatumColumns
 from gossamer.store.partitioning import hosts_of
 
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
@@ -44,25 +44,33 @@ def datums_to_batch(
     ``schema`` may add trailing columns (e.g. engine bookkeeping); those are
     filled with nulls.
     """
-    columns: dict[str, list[object]] = {
-        "url": [url for url, _ in rows],
-        "host": None,
-        "status": [int(d.status) for _, d in rows],
-        "fetch_time": [d.fetch_time for _, d in rows],
-        "retries": [d.retries for _, d in rows],
-        "fetch_interval": [d.fetch_interval for _, d in rows],
-        "score": [d.score for _, d in rows],
-        "signature": [d.signature for _, d in rows],
-        "modified_time": [d.modified_time for _, d in rows],
-        "metadata": [list(d.metadata.items()) if d.metadata else None for _, d in rows],
+    return columns_to_batch(DatumColumns.of(rows), schema)
+
+
+def columns_to_batch(columns: DatumColumns, schema: pa.Schema = CRAWLDB_SCHEMA) -> pa.RecordBatch:
+    """Build a crawldb batch from rows held as :class:`~gossamer.core.DatumColumns` (order kept).
+
+    The ``host`` column is computed from the URLs; columns of ``schema`` that are not
+    crawldb fields are filled with nulls.
+    """
+    values: dict[str, Sequence[object]] = {
+        "url": columns.urls,
+        "status": columns.status,
+        "fetch_time": columns.fetch_time,
+        "retries": columns.retries,
+        "fetch_interval": columns.fetch_interval,
+        "score": columns.score,
+        "signature": columns.signature,
+        "modified_time": columns.modified_time,
+        "metadata": columns.metadata,
     }
     arrays = []
     for field in schema:
         if field.name == "host":
             arrays.append(hosts_of(arrays[0]))
             continue
-        values = columns.get(field.name)
-        arrays.append(pa.array(values if values is not None else [None] * len(rows), type=field.type))
+        column = values.get(field.name)
+        arrays.append(pa.array(column if column is not None else [None] * len(columns), type=field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 

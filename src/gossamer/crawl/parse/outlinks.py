@@ -14,8 +14,9 @@ For each outlink the parser found, in document order, until
    page, is dropped (Nutch keeps such duplicates; one link per target is what the
    crawldb and the link scores need).
 
-Steps 2 and 4 depend on the URL only, so their result is remembered per process
-(``parser.outlink.cache.size`` entries; the cache is emptied when full): the
+Steps 2 and 4 depend on the URL only, so their result is remembered per process, with
+the target's origin for step 3 (``parser.outlink.cache.size`` entries; the cache is
+emptied when full): the
 navigation links that every page of a site repeats are normalized and filtered
 once.  A meta-refresh target goes through the same steps with the ``fetcher``
 normalizer scope, the ignore rules applying only with ``db.ignore.also.redirects``.
@@ -24,8 +25,9 @@ normalizer scope, the ignore rules applying only with ``db.ignore.also.redirects
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from gossamer.core import Outlink, Settings
+from gossamer.core import Outlink, OutlinkList, Settings
 from gossamer.plugins import PluginRepository, URLChain, URLExemptionFilter
 from gossamer.plugins.support import LinkScope, is_exempted, link_origin
 
@@ -48,23 +50,30 @@ class OutlinkFilter:
         limit = settings.get_int("db.max.outlinks.per.page")
         self.max_outlinks = limit if limit >= 0 else 1 << 62
         self.cache_size = max(0, settings.get_int("parser.outlink.cache.size"))
-        self._outlink_memo: dict[str, str | None] = {}
+        self._outlink_memo: dict[str, tuple[str | None, str | None]] = {}
         self._redirect_memo: dict[str, str | None] = {}
         self._origins: dict[str, str | None] = {}
+
+    def _normalized(self, url: str, chain: URLChain) -> str | None:
+        """``url`` after the length limit, normalizers and filters of ``chain`` (``None``: dropped)."""
+        if 0 <= self.max_length < len(url):
+            return None
+        try:
+            return chain.filter(chain.normalize(url)) or None
+        except ValueError:
+            return None
+
+    def _remember(self, memo: dict[str, Any], key: str, value: Any) -> None:
+        if len(memo) >= self.cache_size:
+            memo.clear()
+        memo[key] = value
 
     def _process(self, url: str, chain: URLChain, memo: dict[str, str | None]) -> str | None:
         found = memo.get(url, _MISSING)
         if found is not _MISSING:
             return found  # type: ignore[return-value]
-        result: str | None = None
-        if self.max_length < 0 or len(url) <= self.max_length:
-            try:
-                result = chain.filter(chain.normalize(url)) or None
-            except ValueError:
-                result = None
-        if len(memo) >= self.cache_size:
-            memo.clear()
-        memo[url] = result
+        result = self._normalized(url, chain)
+        self._remember(memo, url, result)
         return result
 
     def _origin(self, url: str) -> str | None:
@@ -72,13 +81,11 @@ class OutlinkFilter:
         found = origins.get(url, _MISSING)
         if found is _MISSING:
             found = link_origin(url, self.scope.mode)
-            if len(origins) >= self.cache_size:
-                origins.clear()
-            origins[url] = found  # type: ignore[assignment]
+            self._remember(origins, url, found)
         return found  # type: ignore[return-value]
 
-    def _in_scope(self, from_url: str, source: str | None, to_url: str) -> bool:
-        target = self._origin(to_url)
+    def _in_scope(self, from_url: str, source: str | None, to_url: str, target: str | None) -> bool:
+        """Whether the ``db.ignore.*`` rules keep ``to_url`` (origin ``target``) linked from ``from_url``."""
         if target is None:
             return False
         internal = source is not None and source == target
@@ -86,33 +93,46 @@ class OutlinkFilter:
             return is_exempted(from_url, to_url, self.scope.exemption_filters)
         return not (self.scope.ignore_internal and internal)
 
-    def outlinks(self, from_url: str, links: Sequence[Outlink]) -> list[Outlink]:
-        """The kept outlinks of ``from_url``, with normalized URLs, in order."""
-        kept: list[Outlink] = []
+    def _outlink_entry(self, raw: str) -> tuple[str | None, str | None]:
+        """``(processed URL or None, origin of raw when scoped and kept)``, remembered per process."""
+        url = self._normalized(raw, self.chain)
+        entry = (url, link_origin(raw, self.scope.mode) if url is not None and self.scoped else None)
+        self._remember(self._outlink_memo, raw, entry)
+        return entry
+
+    def outlinks(self, from_url: str, links: Sequence[Outlink]) -> OutlinkList:
+        """The kept outlinks of ``from_url``, with normalized URLs, in order (as columns)."""
         limit = self.max_outlinks
         if limit == 0 or not links:
-            return kept
+            return OutlinkList()
+        found = OutlinkList.of(links)
+        anchors, metadata = found.anchors, found.metadata
+        kept_urls: list[str] = []
+        kept: list[int] = []
         seen = {from_url}
         memo = self._outlink_memo
-        chain = self.chain
         scoped = self.scoped
         source = self._origin(from_url) if scoped else None
-        for link in links:
-            raw = link.to_url
+        for index, raw in enumerate(found.to_urls):
             if raw == from_url:
                 continue
-            url = memo.get(raw, _MISSING)
-            if url is _MISSING:
-                url = self._process(raw, chain, memo)
+            entry = memo.get(raw)
+            if entry is None:
+                entry = self._outlink_entry(raw)
+            url = entry[0]
             if url is None or url in seen:
                 continue
-            if scoped and not self._in_scope(from_url, source, raw):
+            if scoped and not self._in_scope(from_url, source, raw, entry[1]):
                 continue
-            seen.add(url)  # type: ignore[arg-type]
-            kept.append(link if url == raw else Outlink(url, link.anchor, link.metadata))  # type: ignore[arg-type]
+            seen.add(url)
+            kept_urls.append(url)
+            kept.append(index)
             if len(kept) >= limit:
                 break
-        return kept
+        if len(kept) == len(anchors):  # every link kept: copies of the columns, not a list per index
+            return OutlinkList(kept_urls, anchors[:], None if metadata is None else metadata[:])
+        kept_metadata = None if metadata is None else [metadata[i] for i in kept]
+        return OutlinkList(kept_urls, [anchors[i] for i in kept], kept_metadata)
 
     def redirect(self, from_url: str, target: str) -> str | None:
         """The processed meta-refresh target of ``from_url``, or ``None`` when it is dropped."""
@@ -120,7 +140,7 @@ class OutlinkFilter:
             return None
         if self.scoped and self.also_redirects:
             source = self._origin(from_url)
-            if not self._in_scope(from_url, source, target):
+            if not self._in_scope(from_url, source, target, self._origin(target)):
                 return None
         url = self._process(target, self.redirect_chain, self._redirect_memo)
         return None if url is None or url == from_url else url

@@ -26,8 +26,10 @@ Nutch's ParseUtil, ParseSegment and ParseOutputFormat do together:
   ``parse_metadata`` datum with the ``db.parsemeta.to.crawldb`` keys, a ``linked``
   datum for a meta-refresh target (``_repr_`` as the fetcher sets it), a ``linked``
   datum per kept outlink (:mod:`.outlinks`; interval ``db.fetch.interval.default``,
-  scores from ``initial_score`` and ``distribute_score_to_outlinks``) and the scoring
-  filters' adjustment datum, if any.
+  scores from the scoring filters' ``initial_scores`` and ``distribute_score_to_targets``,
+  the batch forms of ``initial_score`` and ``distribute_score_to_outlinks``) and the scoring
+  filters' adjustment datum, if any.  A page's outlinks and their datums are kept as
+  columns (:mod:`gossamer.core.link_columns`): no object per link.
 
 A page whose parse fails (the parser raises or reports failure, a filter raises)
 never stops the job: it gets a ``failed`` parse_data row with the reason, empty
@@ -38,7 +40,7 @@ so it wins over the fetch_success row in updatedb).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gossamer.core import (
     DIGEST_KEY,
@@ -48,7 +50,9 @@ from gossamer.core import (
     Content,
     CrawlDatum,
     CrawlStatus,
-    Outlink,
+    DatumColumns,
+    LinkTargets,
+    OutlinkList,
     ParseData,
     ParseStatusCode,
     ParseText,
@@ -77,25 +81,48 @@ _LINKED = CrawlStatus.LINKED
 class ParsedPage:
     """The parse of one page: its parse_data and parse_text rows and its crawl_parse rows.
 
-    ``failed`` is the reason when parsing failed, ``skipped`` when the page was not
-    parsed (truncated, no parser).  ``redirect`` is the processed meta-refresh target
-    (empty when none), ``redirect_temp`` whether it counts as temporary (refresh
-    delay under :data:`PERM_REFRESH_TIME` s), for a fetcher that follows redirects.
+    The crawl_parse rows come in three parts (:attr:`crawl_parse` joins them): ``page_rows``
+    (the signature, parse-metadata and meta-refresh datums), ``links`` (the kept outlinks'
+    ``linked`` datums, as columns; ``None`` when there are none) and ``after_links`` (the
+    scoring filters' adjustment datum, if any).  ``failed`` is the reason when parsing
+    failed, ``skipped`` when the page was not parsed (truncated, no parser).  ``redirect``
+    is the processed meta-refresh target (empty when none), ``redirect_temp`` whether it
+    counts as temporary (refresh delay under :data:`PERM_REFRESH_TIME` s), for a fetcher
+    that follows redirects.
     """
 
     url: str
     parse_data: ParseData
     parse_text: ParseText
-    crawl_parse: list[tuple[str, CrawlDatum]]
+    page_rows: list[tuple[str, CrawlDatum]]
     failed: str = ""
     skipped: str = ""
     redirect: str = ""
     redirect_temp: bool = False
+    links: LinkTargets | None = None
+    after_links: list[tuple[str, CrawlDatum]] = field(default_factory=list)
 
     @property
     def outcome(self) -> str:
         """``success``, ``failed`` or ``skipped``."""
         return "failed" if self.failed else "skipped" if self.skipped else "success"
+
+    @property
+    def crawl_parse(self) -> list[tuple[str, CrawlDatum]]:
+        """The page's crawl_parse rows in order: ``page_rows``, the ``links`` targets, ``after_links``.
+
+        A new list on each call, the link targets' datums built for it (to read: changing
+        them changes nothing stored; :meth:`add_crawl_rows` is what the parse tables get).
+        """
+        links = self.links.datums() if self.links is not None else []
+        return [*self.page_rows, *links, *self.after_links]
+
+    def add_crawl_rows(self, columns: DatumColumns) -> None:
+        """Append the page's crawl_parse rows, in :attr:`crawl_parse` order, to ``columns``."""
+        columns.add_rows(self.page_rows)
+        if self.links is not None:
+            self.links.append_to(columns)
+        columns.add_rows(self.after_links)
 
 
 def content_metadata(content: Content) -> dict[str, str]:
@@ -243,7 +270,7 @@ class PageParser:
         kept = self.links.outlinks(url, raw)
         data.outlinks = kept
         if kept:
-            self._link_rows(url, result, kept, len(raw), now, rows)
+            self._link_rows(page, result, kept, len(raw), now)
         return page
 
     def _redirect(self, page: ParsedPage, target: str, seconds: str, now: int) -> None:
@@ -255,32 +282,27 @@ class PageParser:
         representative = page.url if temp else url
         if representative != url:
             datum.metadata[META_REPR_URL] = representative
-        page.crawl_parse.append((url, datum))
+        page.page_rows.append((url, datum))
         page.redirect, page.redirect_temp = url, temp
 
-    def _link_rows(self, url: str, result: ParseResult, kept: list[Outlink], all_count: int, now: int,
-                   rows: list[tuple[str, CrawlDatum]]) -> None:
-        interval = self.interval
-        targets = [(link.to_url, CrawlDatum(_LINKED, now, 0, interval, metadata=dict(link.metadata))
-                    if link.metadata else CrawlDatum(_LINKED, now, 0, interval)) for link in kept]
+    def _link_rows(self, page: ParsedPage, result: ParseResult, kept: OutlinkList, all_count: int, now: int) -> None:
+        url = page.url
+        targets = LinkTargets(kept.to_urls, now, self.interval, kept.metadata)
         adjust: CrawlDatum | None = None
         for scorer in self.scoring:
             try:
-                initial = scorer.initial_score
-                for target, datum in targets:
-                    initial(target, datum)
+                scorer.initial_scores(targets)
             except Exception as exc:  # noqa: BLE001 - Nutch falls back to score 0
                 LOG.warning("%s: could not set initial scores of outlinks, using 0: %s", url, exc)
-                for _, datum in targets:
-                    datum.score = 0.0
+                targets.set_scores(0.0)
         for scorer in self.scoring:
             try:
-                adjust = scorer.distribute_score_to_outlinks(url, result, targets, adjust, all_count)
+                adjust = scorer.distribute_score_to_targets(url, result, targets, adjust, all_count)
             except Exception as exc:  # noqa: BLE001 - Nutch logs and goes on
                 LOG.warning("%s: could not distribute score to outlinks: %s", url, exc)
-        rows.extend(targets)
+        page.links = targets
         if adjust is not None:
-            rows.append((url, adjust))
+            page.after_links.append((url, adjust))
 
     def _signature_row(self, url: str, content: Content, meta: dict[str, str]) -> list[tuple[str, CrawlDatum]]:
         try:

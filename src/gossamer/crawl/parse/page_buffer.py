@@ -1,8 +1,9 @@
 """Batched conversion of parsed pages to the parse tables' Arrow batches.
 
 :class:`PageBuffer` collects pages as plain Python lists and converts a whole batch
-at once: outlinks become one list array built from flat offsets, URLs and anchors.
-Schemas: :mod:`gossamer.store.parse_schemas`.
+at once: outlinks become one list array built from flat offsets, URLs and anchors, and the
+crawl_parse rows are gathered as columns (:class:`~gossamer.core.DatumColumns`; a page's link
+targets are columns already).  Schemas: :mod:`gossamer.store.parse_schemas`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from gossamer.core import CrawlDatum
-from gossamer.store import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA, datums_to_batch
+from gossamer.core import DatumColumns, OutlinkList
+from gossamer.store import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA, columns_to_batch
 
 if TYPE_CHECKING:
     from gossamer.crawl.parse.page import ParsedPage
@@ -34,7 +35,7 @@ class PageBuffer:
         self.content_meta: list[list[tuple[str, str]] | None] = []
         self.parse_meta: list[list[tuple[str, str]] | None] = []
         self.texts: list[str] = []
-        self.crawl: list[tuple[str, CrawlDatum]] = []
+        self.crawl = DatumColumns()
 
     def add(self, page: ParsedPage) -> None:
         """Buffer one page."""
@@ -46,14 +47,15 @@ class PageBuffer:
         self.titles.append(data.title)
         links = data.outlinks
         if links:
-            self.link_urls.extend([link.to_url for link in links])
-            self.link_anchors.extend([link.anchor for link in links])
+            columns = OutlinkList.of(links)
+            self.link_urls.extend(columns.to_urls)
+            self.link_anchors.extend(columns.anchors)
         self.offsets.append(len(self.link_urls))
         self.content_meta.append(list(data.content_metadata.items()) if data.content_metadata else None)
         self.parse_meta.append(list(data.parse_metadata.items()) if data.parse_metadata else None)
         if self.store_text:
             self.texts.append(page.parse_text.text)
-        self.crawl.extend(page.crawl_parse)
+        page.add_crawl_rows(self.crawl)
 
     def batches(self) -> tuple[pa.RecordBatch, pa.RecordBatch, pa.RecordBatch]:
         """``(parse_data, parse_text, crawl_parse)`` batches of everything buffered."""
@@ -75,5 +77,5 @@ class PageBuffer:
                                                pa.array(self.texts, pa.large_string())], schema=PARSE_TEXT_SCHEMA)
         else:
             text = pa.RecordBatch.from_pylist([], schema=PARSE_TEXT_SCHEMA)
-        crawl = datums_to_batch(self.crawl)
+        crawl = columns_to_batch(self.crawl)
         return data, text, crawl

@@ -65,6 +65,7 @@ MAX_NODES = 2_000
 """Block elements visited at most per page: prose that has not begun by then is not an opening
 (index and list pages); it also bounds the work on huge or hostile pages."""
 MAIN_SELECTOR = ", ".join(MAIN_SELECTORS)
+REGION_SELECTOR = MAIN_SELECTOR + ", article"
 
 
 def _is_furniture(node: Any) -> bool:
@@ -74,7 +75,13 @@ def _is_furniture(node: Any) -> bool:
     if role and role.lower() in BOILERPLATE_ROLES:
         return True
     names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".strip()
-    return bool(names) and any(_furniture(word) for word in _NAME_SPLIT.split(names.lower()))
+    return bool(names) and _furniture_names(names)
+
+
+@lru_cache(maxsize=4096)
+def _furniture_names(names: str) -> bool:
+    """Whether any word of a ``class``/``id`` text names page furniture (a site repeats the same few)."""
+    return any(_furniture(word) for word in _NAME_SPLIT.split(names.lower()))
 
 
 @lru_cache(maxsize=4096)
@@ -86,9 +93,16 @@ def _furniture(word: str) -> bool:
 def main_region(tree: Any) -> Any:
     """The element holding the page's main content (see the module docstring), or ``None``.
 
-    One pass finds the first element of :data:`MAIN_SELECTORS` in document order (the outermost
-    when they nest); only a page without one is searched for ``<article>`` elements.
+    One pass finds the first element of :data:`MAIN_SELECTORS` or ``<article>`` in document order
+    (the outermost when they nest): a page with neither, or whose first is a main element, needs no
+    other; only a page whose first is an ``<article>`` is searched again (a main element after it,
+    else how many ``<article>`` elements there are).
     """
+    first = tree.css_first(REGION_SELECTOR)
+    if first is None:
+        return tree.body
+    if first.css_matches(MAIN_SELECTOR):
+        return first
     node = tree.css_first(MAIN_SELECTOR)
     if node is not None:
         return node
@@ -130,25 +144,25 @@ class _Collector:
                     self.flush(run)
                     if len(self.words) >= self.max_words:
                         return
-            elif child.is_text_node:
+                continue
+            tag = child.tag  # one read tells text nodes (lexbor's "-text") and elements apart
+            if tag == "-text":
                 run.append(child.text_content or "")
-            elif child.is_element_node:
-                tag = child.tag
-                if tag in BLOCK_TAGS:
-                    if run:
-                        self.flush(run)
-                        if len(self.words) >= self.max_words:
-                            return
-                    budget -= 1
-                    if budget <= 0:
+            elif tag in BLOCK_TAGS:
+                if run:
+                    self.flush(run)
+                    if len(self.words) >= self.max_words:
                         return
-                    if not _is_furniture(child):
-                        stack.append((child.iter(include_text=True), []))
-                elif tag in SKIP_TAGS:
-                    if run:
-                        self.flush(run)
-                else:
-                    run.append(child.text(separator=" "))
+                budget -= 1
+                if budget <= 0:
+                    return
+                if not _is_furniture(child):
+                    stack.append((child.iter(include_text=True), []))
+            elif tag in SKIP_TAGS:
+                if run:
+                    self.flush(run)
+            elif child.is_element_node:  # inline (comments are neither)
+                run.append(child.text(separator=" "))
 
 
 def opening_text(tree: Any, max_words: int, min_block_words: int, description: str = "") -> str:

@@ -35,7 +35,16 @@ from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
-from gossamer.core import REFRESH_SECONDS, REFRESH_URL, Content, ParseData, ParseStatusCode, ParseText, Settings
+from gossamer.core import (
+    REFRESH_SECONDS,
+    REFRESH_URL,
+    Content,
+    OutlinkList,
+    ParseData,
+    ParseStatusCode,
+    ParseText,
+    Settings,
+)
 from gossamer.plugins.api import Parser, ParseResult
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
@@ -104,7 +113,8 @@ def page_text(tree: LexborHTMLParser) -> str:
     """The visible text of ``tree`` (see the module docstring); removes its ``<script>`` and ``<style>`` elements."""
     tree.strip_tags(_INVISIBLE)
     root = tree.root
-    return collapse(root.text(separator=" ")) if root is not None else ""
+    # White-space-only text nodes add nothing once the white space is collapsed: not copied at all.
+    return collapse(root.text(separator=" ", skip_empty=True)) if root is not None else ""
 
 
 class HtmlParser(Parser):
@@ -175,7 +185,7 @@ class HtmlParser(Parser):
         outlinks, canonical = self.links.extract(tree, base, elements)  # one pass: the links and the <meta>s
         meta = self.meta.read_elements(elements)
         if meta.nofollow:
-            outlinks = []
+            outlinks = OutlinkList()
         parse_meta = meta.tags
         parse_meta.update(notes)
         parse_meta[CHARSET_KEYS[0]] = parse_meta[CHARSET_KEYS[1]] = decoded.charset

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
-from gossamer.core import Outlink
+from gossamer.core import OutlinkList
 
 LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src", "script": "src",
                    "link": "href", "img": "src", "source": "src"}
@@ -174,7 +174,7 @@ class LinkExtractor:
         self.node_metadata_name = node_metadata_name
         self.resolver = LinkResolver(cache_size)
 
-    def extract(self, tree: object, base: str, metas: list[object] | None = None) -> tuple[list[Outlink], str | None]:
+    def extract(self, tree: object, base: str, metas: list[object] | None = None) -> tuple[OutlinkList, str | None]:
         """``(outlinks in document order, canonical URL or None)`` of a parsed page.
 
         ``metas``, when given, receives the page's ``<meta>`` elements in document order, found by
@@ -186,14 +186,15 @@ class LinkExtractor:
         elif self.attributes:
             selector = self.selector
         else:
-            return [], canonical
+            return OutlinkList(), canonical
         ctx = BaseContext(base)
         resolve = self.resolver.resolve
         attributes = self.attributes
         limit = self.anchor_limit
-        meta_name = self.node_metadata_name
         seen: set[str] = set()
-        outlinks: list[Outlink] = []
+        targets: list[str] = []
+        anchors: list[str] = []
+        tags: list[str] = []
         for node in tree.css(selector):  # type: ignore[attr-defined]
             tag = node.tag
             attr = attributes.get(tag)
@@ -204,8 +205,10 @@ class LinkExtractor:
             href = node.attrs.get(attr)
             if not href or href in seen:
                 continue
+            anchor = ""
             if tag == "a":
-                if node.child is None:
+                anchor = anchor_text(node, limit)
+                if not anchor and node.child is None:  # text means content: the child is looked up only without
                     continue
             elif tag == "link":
                 rel = node.attrs.get("rel")
@@ -217,12 +220,12 @@ class LinkExtractor:
             target = resolve(ctx, href.strip())
             if target is None:
                 continue
-            anchor = anchor_text(node, limit) if tag == "a" else ""
-            if meta_name:
-                outlinks.append(Outlink(target, anchor, ((meta_name, tag),)))
-            else:
-                outlinks.append(Outlink(target, anchor))
-        return outlinks, canonical
+            targets.append(target)
+            anchors.append(anchor)
+            tags.append(tag)
+        meta_name = self.node_metadata_name
+        metadata = [((meta_name, tag),) for tag in tags] if meta_name and tags else None
+        return OutlinkList(targets, anchors, metadata), canonical
 
     def canonical(self, tree: object, base: str) -> str | None:
         """Absolute target of the first ``<link rel="canonical">`` in the head, or ``None``."""

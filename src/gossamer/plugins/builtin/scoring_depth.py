@@ -38,7 +38,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from gossamer.core import Content, CrawlDatum, Settings
+from gossamer.core import Content, CrawlDatum, LinkTargets, Settings
 from gossamer.plugins.api import ParseResult, ScoringFilter
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.javaregex import compile_java
@@ -92,6 +92,19 @@ class DepthScoringFilter(ScoringFilter):
             if key in content.metadata:
                 parse.data.parse_metadata[key] = content.metadata[key]
 
+    def _target_metadata(self, from_url: str, parse: ParseResult) -> dict[str, str] | None:
+        """Depth and limit for every target of ``from_url``, or ``None`` when its targets are dropped."""
+        meta = parse.data.parse_metadata
+        depth = _whole(meta.get(DEPTH_KEY))
+        if depth is None:
+            LOG.warning("%s: no depth known (%s), its outlinks are dropped", from_url, DEPTH_KEY)
+            return None
+        limit = self._limit(from_url, meta)
+        if depth >= limit:
+            LOG.info("%s: depth limit %d reached, its outlinks are dropped", from_url, limit)
+            return None
+        return {DEPTH_KEY: str(depth + 1), MAX_DEPTH_KEY: str(limit)}
+
     def distribute_score_to_outlinks(
         self, from_url: str, parse: ParseResult, targets: list[tuple[str, CrawlDatum]],
         adjust: CrawlDatum | None, all_count: int,
@@ -99,20 +112,25 @@ class DepthScoringFilter(ScoringFilter):
         """Give targets depth + 1 and the page's limit, or drop them all once the limit is reached."""
         if not targets:
             return adjust
-        meta = parse.data.parse_metadata
-        depth = _whole(meta.get(DEPTH_KEY))
-        if depth is None:
-            LOG.warning("%s: no depth known (%s), its outlinks are dropped", from_url, DEPTH_KEY)
-            targets.clear()
-            return adjust
-        limit = self._limit(from_url, meta)
-        if depth >= limit:
-            LOG.info("%s: depth limit %d reached, its outlinks are dropped", from_url, limit)
+        values = self._target_metadata(from_url, parse)
+        if values is None:
             targets.clear()
             return adjust
         for _, datum in targets:
-            datum.metadata[DEPTH_KEY] = str(depth + 1)
-            datum.metadata[MAX_DEPTH_KEY] = str(limit)
+            datum.metadata.update(values)
+        return adjust
+
+    def distribute_score_to_targets(
+        self, from_url: str, parse: ParseResult, targets: LinkTargets, adjust: CrawlDatum | None, all_count: int,
+    ) -> CrawlDatum | None:
+        """:meth:`distribute_score_to_outlinks` over the targets' columns."""
+        if not len(targets):
+            return adjust
+        values = self._target_metadata(from_url, parse)
+        if values is None:
+            targets.clear()
+        else:
+            targets.update_metadata(values)
         return adjust
 
     def _limit(self, url: str, meta: dict[str, str]) -> int:

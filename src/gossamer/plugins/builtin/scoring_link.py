@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gossamer.core import CrawlDatum, Inlink, Settings
+from gossamer.core import CrawlDatum, Inlink, LinkTargets, Settings
 from gossamer.plugins.api import ParseResult
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.scorecarry import ScoreCarrier
@@ -34,6 +34,10 @@ class LinkAnalysisScoringFilter(ScoreCarrier):
     def initial_score(self, url: str, datum: CrawlDatum) -> None:
         """New link targets start at 0 (``scoreupdater`` gives them their rank)."""
         datum.score = 0.0
+
+    def initial_scores(self, targets: LinkTargets) -> None:
+        """New link targets start at 0 (batch form)."""
+        targets.set_scores(0.0)
 
     def generator_sort_value(self, url: str, datum: CrawlDatum, init_sort: float) -> float:
         """Score × init_sort."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gossamer.core import CrawlDatum, Inlink, Settings
+from gossamer.core import CrawlDatum, Inlink, LinkTargets, Settings
 from gossamer.plugins.api import ParseResult
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.scorecarry import ScoreCarrier, carried_score
@@ -32,29 +32,47 @@ class OPICScoringFilter(ScoreCarrier):
         """New link targets start with nothing."""
         datum.score = 0.0
 
+    def initial_scores(self, targets: LinkTargets) -> None:
+        """New link targets start with nothing (batch form)."""
+        targets.set_scores(0.0)
+
     def generator_sort_value(self, url: str, datum: CrawlDatum, init_sort: float) -> float:
         """Score × init_sort."""
         return datum.score * init_sort
+
+    def _shares(self, from_url: str, parse: ParseResult, urls: list[str], all_count: int) -> float | list[float] | None:
+        """Each target's score: one value for all, one per target, or ``None`` (nothing to give)."""
+        score = carried_score(parse)
+        count = all_count if self.count_filtered else len(urls)
+        if count <= 0:
+            return None
+        share = score / count
+        if self.internal == self.external:  # Nutch's defaults (1.0 and 1.0): no host to compare
+            return share * self.internal
+        source_host = host_of(from_url)
+        internal, external = share * self.internal, share * self.external
+        return [internal if host_of(url) == source_host else external for url in urls]
 
     def distribute_score_to_outlinks(
         self, from_url: str, parse: ParseResult, targets: list[tuple[str, CrawlDatum]],
         adjust: CrawlDatum | None, all_count: int,
     ) -> CrawlDatum | None:
         """Give each target score / outlinks, weighted by internal or external factor."""
-        score = carried_score(parse)
-        count = all_count if self.count_filtered else len(targets)
-        if count <= 0:
+        shares = self._shares(from_url, parse, [url for url, _ in targets], all_count)
+        if shares is None:
             return adjust
-        share = score / count
-        if self.internal == self.external:  # Nutch's defaults (1.0 and 1.0): no host to compare
-            same = share * self.internal
-            for _url, datum in targets:
-                datum.score = same
-            return adjust
-        source_host = host_of(from_url)
-        for url, datum in targets:
-            factor = self.internal if host_of(url) == source_host else self.external
-            datum.score = share * factor
+        values = [shares] * len(targets) if isinstance(shares, float) else shares
+        for (_url, datum), value in zip(targets, values, strict=True):
+            datum.score = value
+        return adjust
+
+    def distribute_score_to_targets(
+        self, from_url: str, parse: ParseResult, targets: LinkTargets, adjust: CrawlDatum | None, all_count: int,
+    ) -> CrawlDatum | None:
+        """:meth:`distribute_score_to_outlinks` over the targets' columns."""
+        shares = self._shares(from_url, parse, targets.target_urls(), all_count)
+        if shares is not None:
+            targets.set_scores(shares)
         return adjust
 
     def update_db_score(
