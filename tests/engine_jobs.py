@@ -113,3 +113,18 @@ def arrow_pool_task(reporter: TaskReporter) -> str:
     import pyarrow as pa
 
     return pa.default_memory_pool().backend_name
+
+
+def pid_and_square(value: int) -> tuple[int, int]:
+    """A plain call (no reporter): ``(value², the process id)``."""
+    return value * value, os.getpid()
+
+
+def raise_lookup_error(value: int) -> int:
+    """A plain call that raises a LookupError naming ``value``."""
+    raise LookupError(f"no such value {value}")
+
+
+def exit_process(code: int) -> int:
+    """A plain call that ends its process at once with ``code``."""
+    os._exit(code)

@@ -7,7 +7,8 @@ the buffer and spills one run file per part.  Reduce phase: one task per part
 merges that part's runs with the part of every co-partitioned input (already
 sorted, streamed in place) and writes the reduce output as a sorted Parquet part.
 
-Workers are spawned processes (``engine.local.workers``, 0 = one per core); a job
+Workers are spawned processes (``engine.local.workers``, 0 = one per core) — inside a crawl's
+:func:`~gossamer.engine.task_workers.reuse_task_processes` its kept processes, when free; a job
 with less input than ``engine.local.inline.mb`` runs in-process, where starting workers would cost
 more than the work.  Spill files live in a temporary directory
 removed when the job ends, whatever the outcome.
@@ -37,6 +38,7 @@ from gossamer.engine.api import (
     Split,
     TaskContext,
 )
+from gossamer.engine.kept_executor import kept_executor
 from gossamer.engine.sort import write_run_stream
 from gossamer.engine.task_workers import die_with_parent
 from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, parts_in_order, reduce_part, tag
@@ -180,8 +182,12 @@ class _InlineExecutor(Executor):
 
 
 def _executor(workers: int) -> Executor:
+    """In-process for one worker; else a crawl's kept processes when free (:mod:`.kept_executor`), else new ones."""
     if workers <= 1:
         return _InlineExecutor()
+    kept = kept_executor(workers)
+    if kept is not None:
+        return kept
     return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                initializer=die_with_parent, initargs=(os.getpid(),))
 

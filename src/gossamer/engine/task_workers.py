@@ -160,6 +160,24 @@ def reuse_task_processes() -> Iterator[None]:
         _SHARED.pop().shutdown()
 
 
+def borrow_shared_pool() -> WorkerPool | None:
+    """The innermost :func:`reuse_task_processes` scope's pool, reserved, or None (outside any, or in use).
+
+    Give it back with :func:`return_shared_pool`.
+    """
+    shared = _SHARED[0] if _SHARED else None
+    if shared is None or not shared.busy.acquire(blocking=False):
+        return None
+    return shared
+
+
+def return_shared_pool(pool: WorkerPool, failed: bool) -> None:
+    """Release a pool :func:`borrow_shared_pool` gave; ``failed``: its workers were ended, start fresh ones."""
+    if failed and _SHARED and _SHARED[0] is pool:
+        _SHARED[0] = WorkerPool(keep=True)
+    pool.busy.release()
+
+
 @contextmanager
 def pool_for_set() -> Iterator[WorkerPool]:
     """The pool a task set uses: the shared one when it is free, else one of its own.
