@@ -114,3 +114,28 @@ def test_abort_waits_for_the_run_being_written_and_removes_the_runs(tmp_path: Pa
         writer.add(batch)
     writer.abort()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_spill_thread_gives_each_buffer_back_after_writing_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """After each run is on disk its buffer is already unreferenced, and malloc's free pages are returned."""
+    import gc
+    import weakref
+
+    trims: list[bool] = []
+    buffers: list[weakref.ref] = []
+    real_write = sorted_part.write_sorted_run
+
+    def write(path: Path, table: pa.Table, key: str, batch_rows: int) -> None:
+        buffers.append(weakref.ref(table))
+        real_write(path, table, key, batch_rows)
+
+    def trim() -> None:
+        gc.collect()
+        trims.append(all(ref() is None for ref in buffers))  # every buffer written so far is gone
+
+    monkeypatch.setattr(sorted_part, "write_sorted_run", write)
+    monkeypatch.setattr(sorted_part, "trim_malloc", trim)
+    rows = _write(tmp_path / "part.parquet", _batches(3), spill_in_thread=True)
+    assert rows == 40 * 500
+    assert len(trims) == len(buffers) >= 3 and all(trims)

@@ -16,7 +16,11 @@ busy machine.  The hand-off is bounded: one run at a time is being written, and 
 spills at half of ``memory_bytes``, so the buffer being filled and the one being written stay
 within ``memory_bytes`` (a synchronous spill holds the full buffer).  A run is written from the
 buffer in sorted order a few ~1 MB batches at a time (:func:`~gossamer.engine.sort.write_sorted_run`):
-no sorted copy of the buffer is ever held, and Arrow never concatenates its columns.
+no sorted copy of the buffer is ever held, and Arrow never concatenates its columns.  The spill
+thread then hands the buffer's memory back to the system (:func:`~gossamer.engine.memory.trim_malloc`):
+a fetch process of a polite crawl spills every few seconds for minutes, and the freed buffers
+otherwise stayed resident as free space in malloc's heap (~60–110 MB per process by the end of a
+5,000-host round).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import pyarrow as pa
 
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
 from gossamer.engine.gather import gather_slices
+from gossamer.engine.memory import trim_malloc
 from gossamer.engine.sort import merge_sorted, read_run, sort_order, write_sorted_run
 from gossamer.store import PartWriter
 
@@ -40,6 +45,14 @@ merge step sorts up to one batch of every run.  Measured on 10 runs of page text
 merge added 272 MB to the process with 8 MB batches, 94 MB with 1 MB batches, at no more CPU."""
 _CHUNK_BYTES = 32 << 20
 """Target size of one merged chunk / Parquet row group (wide rows, e.g. page text, get fewer rows)."""
+
+
+def _write_run_then_trim(path: Path, holder: list[pa.Table], key: str, batch_rows: int) -> None:
+    """Spill thread: write ``holder``'s one table as a sorted run, drop it, give the freed memory back."""
+    table = holder.pop()  # the only reference: the table is freed when this function lets it go
+    write_sorted_run(path, table, key, batch_rows)
+    del table
+    trim_malloc()
 
 
 class SortedPartWriter:
@@ -106,7 +119,8 @@ class SortedPartWriter:
             write_sorted_run(path, self._take_buffer(), self.key, batch_rows)
         else:
             self._wait_spill()  # the bound: one run in the making at a time
-            self._spilling = self._executor.submit(write_sorted_run, path, self._take_buffer(), self.key, batch_rows)
+            self._spilling = self._executor.submit(_write_run_then_trim, path, [self._take_buffer()], self.key,
+                                                   batch_rows)
         self._runs.append(path)
 
     def _wait_spill(self) -> None:
