@@ -10,7 +10,8 @@ import pytest
 
 from gossamer.core.settings import Settings
 from gossamer.index import Analysis, query_stems
-from gossamer.index.analysis import stem_tokens, stemmer_of
+from gossamer.index.analysis import shadow_terms, stem_language, stem_tokens, stemmer_of
+from gossamer.plugins import IndexField
 from gossamer.search.scoring import Leaf, Stats, coordination, explained_factors, max_partial_coordination
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
@@ -33,7 +34,8 @@ def pages() -> list[Page]:
     ]
 
 
-ON = {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5, "query.soft": True}
+ON = {"index.analysis.fields": ["title", "anchor", "content"], "index.analysis.languages": ["en", "de"],
+      "query.stem.languages": ["en", "de"], "query.stem.boost": 0.5, "query.soft": True}
 """Stemming and soft matching are off by default (they lowered topical relevance, docs/search.md): on here."""
 
 
@@ -51,12 +53,25 @@ def test_analyzers_stem_by_language_and_fold() -> None:
     assert query_stems("crawling", ["en", "de"]) == ["crawl", "crawling"]
 
 
+def test_query_words_are_looked_up_in_each_language_field_or_in_an_old_index_s_one_field() -> None:
+    new = {"content", "content_stem_en", "content_stem_de"}
+    assert shadow_terms("content", "crawling", ["en", "de", "fr"], new) == (
+        ("content_stem_en", "crawl"), ("content_stem_de", "crawling"))
+    assert shadow_terms("content", "crawling", ["en", "de"], {"content", "content_stem"}) == (
+        ("content_stem", "crawl"), ("content_stem", "crawling"))  # an index written before per-language fields
+    assert shadow_terms("content", "crawling", ["en"], {"content"}) == ()
+    assert stem_language("content_stem_xx") is None and stem_language("opening_stem_no") == "no"
+    assert stem_language("content_stem") is None and stem_language("stem_en") is None
+
+
 def test_shadow_fields_follow_the_setting(tmp_path: Path) -> None:
     from tests.index_fixtures import settings_for_test
 
     analysis = Analysis(settings_for_test(tmp_path, **ON))
     doc = analysis.apply({"lang": "de", "title": "Die Häuser", "anchor": ["Häuser", 3], "content": "x"})
-    assert doc["title_stem"] == "die haus" and doc["anchor_stem"] == ["haus"]
+    assert doc["title_stem_de"] == "Die Häuser" and doc["anchor_stem_de"] == ["Häuser"]  # tantivy stems them
+    assert set(analysis.apply({"lang": "fr", "title": "Café"})) == {"lang", "title", "title_stem_en"}  # the default
+    assert [f.name for f in analysis.shadow_fields([IndexField("title", "text")])] == ["title_stem_en", "title_stem_de"]
     off = Analysis(settings_for_test(tmp_path, **{"index.analysis.fields": []}))
     assert off.apply({"title": "Häuser"}) == {"title": "Häuser"}
 
@@ -72,7 +87,7 @@ def test_stemmed_matches_score_below_exact_ones(crawls) -> None:
         assert [h.url for h in broker.search("cafe", per_site=0).hits] == ["http://b.test/cafe"]
         detail = broker.explain("http://a.test/crawling", "crawl")
         assert detail is not None and {leaf["field"] for leaf in detail["leaves"]} <= {
-            "title_stem", "content_stem", "anchor_stem"}
+            "title_stem_en", "content_stem_en", "anchor_stem_en", "title_stem_de", "content_stem_de", "anchor_stem_de"}
     finally:
         broker.close()
 

@@ -16,9 +16,13 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Text fields that get a stemmed, case- and accent-folded shadow field <field>_stem (by the "
              "page's language), e.g. title,anchor,content; empty (default: measured to lower topical "
              "relevance, see docs/search.md) = no shadow fields", nutch=False),
+    Property("index.analysis.languages", ["en"], "list",
+             "Languages (ISO 639-1) that get their own shadow fields (<field>_stem_<language>, stemmed by that "
+             "language's Snowball stemmer inside tantivy); a page in another language counts as "
+             "index.analysis.default.language", nutch=False),
     Property("index.analysis.default.language", "en", "str",
-             "Stemmer language (ISO 639-1) of a page whose language is unknown or has no Snowball stemmer; "
-             "empty = fold only", nutch=False),
+             "Stemmer language (ISO 639-1) of a page whose language is unknown or not in "
+             "index.analysis.languages; empty = such pages get no shadow value", nutch=False),
     Property("index.static.rank", "scoring", "str",
              "The search's static rank (document boost): scoring (the scoring filters, OPIC's score^0.5), "
              "linkrank (the page's score in <crawl>/webgraph after gossamer linkrank; the crawldb score is not "
