@@ -12,7 +12,14 @@ from gossamer.core.settings import Settings
 from gossamer.index import Analysis, query_stems
 from gossamer.index.analysis import shadow_terms, stem_language, stem_tokens, stemmer_of
 from gossamer.plugins import IndexField
-from gossamer.search.scoring import Leaf, Stats, coordination, explained_factors, max_partial_coordination
+from gossamer.search.scoring import (
+    Leaf,
+    Stats,
+    coordination,
+    explained_factors,
+    max_partial_coordination,
+    partial_coordinations,
+)
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
 
@@ -136,6 +143,11 @@ def test_coordination_ranks_more_and_rarer_matched_words_higher() -> None:
     assert factor("rare", "mid") > factor("rare") > factor("mid") > factor("common")  # more words, rarer words
     assert factor("rare") > factor("mid", "common")  # one rare word outweighs two common ones
     assert max_partial_coordination(groups, stats, 2.0) == pytest.approx(factor("rare", "mid"))
+    # the second tier's parts: rarest clause first, each bound the best factor its pages can have
+    parts = partial_coordinations(list(reversed(groups)), stats, 2.0)
+    assert [i for i, _ in parts] == [2, 1, 0]
+    assert [bound for _, bound in parts] == pytest.approx([factor("rare", "mid"), factor("mid", "common"),
+                                                           factor("common")])
 
 
 def test_soft_matching_ranks_pages_missing_a_word(crawls) -> None:

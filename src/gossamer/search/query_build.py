@@ -147,6 +147,22 @@ class BuiltQuery:
     soft: tantivy.Query | None = None
     groups: tuple[tuple[LeafKey, ...], ...] = ()
     words: tuple[tuple[LeafKey, ...], ...] = ()
+    fixed: tuple[tuple[tantivy.Occur, tantivy.Query], ...] = ()
+    soft_clauses: tuple[tantivy.Query, ...] = ()
+
+    def soft_part(self, order: Sequence[int], position: int) -> tantivy.Query:
+        """The part of the second tier whose pages match soft clause ``order[position]`` and none before it.
+
+        ``order`` ranks the soft clauses (rarest first); the parts for positions ``0 … len(order) - 1``
+        split the second tier (``soft``) into disjoint queries, each with a tighter bound on its
+        pages' coordination factor (:func:`gossamer.search.scoring.partial_coordinations`).
+        """
+        clauses = self.soft_clauses
+        parts = [*self.fixed, (Occur.Must, clauses[order[position]])]
+        parts += [(Occur.MustNot, clauses[i]) for i in order[:position]]
+        if position == 0:
+            parts.append((Occur.MustNot, tantivy.Query.boolean_query([(Occur.Must, q) for q in clauses])))
+        return tantivy.Query.boolean_query(parts)
 
 
 class QueryBuilder:
@@ -206,7 +222,8 @@ class QueryBuilder:
                                                   (Occur.MustNot, tantivy.Query.boolean_query(all_of))])
         return BuiltQuery(tantivy.Query.boolean_query(fixed + all_of), ctx.scoring_query(), tuple(ctx.leaves),
                           tuple(analyze(" ".join(query.positive_terms()))), second,
-                          tuple(groups) if second is not None else (), tuple(words))
+                          tuple(groups) if second is not None else (), tuple(words),
+                          tuple(fixed), tuple(soft) if second is not None else ())
 
 
 def _is_soft(clause: Clause) -> bool:

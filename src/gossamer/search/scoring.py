@@ -175,6 +175,25 @@ def max_partial_coordination(groups: Sequence[Sequence[LeafKey]], stats: Stats, 
     return ((sum(weights) - min(weights)) / sum(weights)) ** power
 
 
+def partial_coordinations(groups: Sequence[Sequence[LeafKey]], stats: Stats,
+                           power: float) -> list[tuple[int, float]]:
+    """The second tier's parts: (soft clause, the largest coordination factor of the part's pages), in order.
+
+    The clauses come heaviest (rarest) first; part ``j`` holds the pages that match clause
+    ``j`` and none of the heavier ones (and, for the first part, not every clause), so its
+    pages' factor is at most (the weight of clause ``j`` and the lighter ones / all the weight)
+    ^ ``power`` — for the first part, :func:`max_partial_coordination`.  Empty without groups.
+    """
+    if not groups:
+        return []
+    weights = _group_weights(groups, stats)
+    order = sorted(range(len(weights)), key=lambda i: -weights[i])
+    total = sum(weights)
+    parts = [(order[0], max_partial_coordination(groups, stats, power))]
+    parts += [(i, (sum(weights[j] for j in order[pos:]) / total) ** power) for pos, i in enumerate(order) if pos]
+    return parts
+
+
 def static_factor(boost: float) -> float:
     """The static-rank multiplier: ``log2(2 + boost)`` (1 for boost 0)."""
     return math.log2(2.0 + max(boost, 0.0))

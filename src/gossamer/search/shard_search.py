@@ -1,7 +1,7 @@
 """One shard's part of a search: candidates in tantivy's order, explained until no later one can enter the top.
 
 :func:`search_shard` runs each tier of a query (:func:`plan_tiers`: name matches,
-description matches, the all-words tier, then the soft second tier when there is one)
+description matches, the all-words tier, then the soft second tier when there is one, in parts)
 over one :class:`Shard`, scoring every candidate exactly with :class:`TierScorer`
 (global BM25 × static rank × the second tier's coordination factor × name and
 description factors) and stopping once tantivy's bound says no later candidate can
@@ -11,6 +11,7 @@ beat the current top ``want`` (per site at most ``per_site``).  Used by
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from gossamer.search.backend import Candidate, group_by_site
 from gossamer.search.name_match import NAME_FIELD, NameMatch, with_name
 from gossamer.search.opening_match import OpeningRule, covering
 from gossamer.search.query_build import BuiltQuery
-from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, max_partial_coordination
+from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, partial_coordinations
 
 
 @dataclass
@@ -68,6 +69,11 @@ class Tier:
     counted: bool = True
 
 
+def _descending(candidate: Candidate) -> float:
+    """A site's candidates are kept best first (equal scores in the order they were explained)."""
+    return -candidate.score
+
+
 def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
     """The best ``want`` candidates, at most ``per_site`` of a site (each site's list sorted best first)."""
     pool = [c for same in by_site.values() for c in (same[:per_site] if per_site else same)]
@@ -86,7 +92,7 @@ class TierScorer:
         self.stats = stats
         self.power = power
         self.opening = opening if opening is not None else OpeningRule(1.0)
-        self.partial_bound = max_partial_coordination(built.groups, stats, power)
+        self.soft_parts = partial_coordinations(built.groups, stats, power)
 
     def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, tier: Tier,
               field_names: Sequence[str]) -> float:
@@ -118,7 +124,9 @@ def plan_tiers(shard: Shard, scaled: BuiltQuery, bound: float, scorer: TierScore
         tiers.append(Tier(described, bound * opening.factor, counted=False))
     tiers.append(Tier(scaled.query, bound))
     if scaled.soft is not None:
-        tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
+        order = [clause for clause, _ in scorer.soft_parts]
+        tiers += [Tier(scaled.soft_part(order, position), bound * coord, soft=True)
+                  for position, (_, coord) in enumerate(scorer.soft_parts)]
     return tiers
 
 
@@ -181,8 +189,7 @@ def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_si
                 continue
             seen.add(key)
             score = scorer.score(shard.searcher, address, float(boosts[i] or 0.0), tier, field_names)
-            same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
-            same.sort(key=lambda c: -c.score)
+            insort(same, Candidate(score, shard.number, address.segment_ord, address.doc, site), key=_descending)
             by_site[site] = same
             best = _best(by_site, per_site, want)
             if len(best) >= want:
