@@ -18,7 +18,7 @@ from gossamer.search.scoring import (
     coordination,
     explained_factors,
     max_partial_coordination,
-    partial_coordinations,
+    soft_parts,
 )
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
@@ -143,11 +143,19 @@ def test_coordination_ranks_more_and_rarer_matched_words_higher() -> None:
     assert factor("rare", "mid") > factor("rare") > factor("mid") > factor("common")  # more words, rarer words
     assert factor("rare") > factor("mid", "common")  # one rare word outweighs two common ones
     assert max_partial_coordination(groups, stats, 2.0) == pytest.approx(factor("rare", "mid"))
-    # the second tier's parts: rarest clause first, each bound the best factor its pages can have
-    parts = partial_coordinations(list(reversed(groups)), stats, 2.0)
-    assert [i for i, _ in parts] == [2, 1, 0]
-    assert [bound for _, bound in parts] == pytest.approx([factor("rare", "mid"), factor("mid", "common"),
-                                                           factor("common")])
+    # the second tier's parts, best bound first: each subset of the words a page can match exactly …
+    parts = soft_parts(list(reversed(groups)), stats, 2.0)
+    assert [(req, exc) for req, exc, _ in parts] == [((1, 2), (0,)), ((0, 2), (1,)), ((2,), (0, 1)),
+                                                     ((0, 1), (2,)), ((1,), (0, 2)), ((0,), (1, 2))]
+    assert [bound for *_, bound in parts] == pytest.approx([factor("rare", "mid"), factor("rare", "common"),
+                                                            factor("rare"), factor("mid", "common"),
+                                                            factor("mid"), factor("common")])
+    # … or, with more words, the rarest matched word's part, bounded by it and the words after it
+    many = [[("content", w)] for w in ("common", "mid", "rare", "x1", "x2")]
+    stats.df.update({("content", "x1"): 100, ("content", "x2"): 200})
+    parts = soft_parts(many, stats, 2.0)
+    assert [(req, exc) for req, exc, _ in parts] == [((2,), ()), ((1,), (2,)), ((3,), (2, 1)), ((4,), (2, 1, 3)),
+                                                     ((0,), (2, 1, 3, 4))]
 
 
 def test_soft_matching_ranks_pages_missing_a_word(crawls) -> None:

@@ -150,17 +150,17 @@ class BuiltQuery:
     fixed: tuple[tuple[tantivy.Occur, tantivy.Query], ...] = ()
     soft_clauses: tuple[tantivy.Query, ...] = ()
 
-    def soft_part(self, order: Sequence[int], position: int) -> tantivy.Query:
-        """The part of the second tier whose pages match soft clause ``order[position]`` and none before it.
+    def soft_part(self, required: Sequence[int], excluded: Sequence[int]) -> tantivy.Query:
+        """The part of the second tier whose pages match the soft clauses ``required`` and none of ``excluded``.
 
-        ``order`` ranks the soft clauses (rarest first); the parts for positions ``0 … len(order) - 1``
-        split the second tier (``soft``) into disjoint queries, each with a tighter bound on its
-        pages' coordination factor (:func:`gossamer.search.scoring.partial_coordinations`).
+        With nothing ``excluded``, pages matching every soft clause are left out (they are the first
+        tier's).  :func:`gossamer.search.scoring.soft_parts` chooses parts that split the second
+        tier (``soft``) into disjoint queries, each with a tight bound on its pages' coordination.
         """
         clauses = self.soft_clauses
-        parts = [*self.fixed, (Occur.Must, clauses[order[position]])]
-        parts += [(Occur.MustNot, clauses[i]) for i in order[:position]]
-        if position == 0:
+        parts = [*self.fixed, *((Occur.Must, clauses[i]) for i in required)]
+        parts += [(Occur.MustNot, clauses[i]) for i in excluded]
+        if not excluded:
             parts.append((Occur.MustNot, tantivy.Query.boolean_query([(Occur.Must, q) for q in clauses])))
         return tantivy.Query.boolean_query(parts)
 

@@ -22,7 +22,7 @@ from gossamer.search.backend import Candidate, group_by_site
 from gossamer.search.name_match import NAME_FIELD, NameMatch, with_name
 from gossamer.search.opening_match import OpeningRule, covering
 from gossamer.search.query_build import BuiltQuery
-from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, partial_coordinations
+from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, soft_parts
 
 
 @dataclass
@@ -92,7 +92,7 @@ class TierScorer:
         self.stats = stats
         self.power = power
         self.opening = opening if opening is not None else OpeningRule(1.0)
-        self.soft_parts = partial_coordinations(built.groups, stats, power)
+        self.soft_parts = soft_parts(built.groups, stats, power)
 
     def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, tier: Tier,
               field_names: Sequence[str]) -> float:
@@ -124,9 +124,8 @@ def plan_tiers(shard: Shard, scaled: BuiltQuery, bound: float, scorer: TierScore
         tiers.append(Tier(described, bound * opening.factor, counted=False))
     tiers.append(Tier(scaled.query, bound))
     if scaled.soft is not None:
-        order = [clause for clause, _ in scorer.soft_parts]
-        tiers += [Tier(scaled.soft_part(order, position), bound * coord, soft=True)
-                  for position, (_, coord) in enumerate(scorer.soft_parts)]
+        tiers += [Tier(scaled.soft_part(required, excluded), bound * coord, soft=True)
+                  for required, excluded, coord in scorer.soft_parts]
     return tiers
 
 
