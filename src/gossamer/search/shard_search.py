@@ -67,6 +67,8 @@ class Tier:
     soft: bool = False
     factor: float = 1.0
     counted: bool = True
+    whole: tantivy.Query | None = None
+    """For a part of the second tier: the whole tier (searched once, for its count and best local score)."""
 
 
 def _descending(candidate: Candidate) -> float:
@@ -124,8 +126,8 @@ def plan_tiers(shard: Shard, scaled: BuiltQuery, bound: float, scorer: TierScore
         tiers.append(Tier(described, bound * opening.factor, counted=False))
     tiers.append(Tier(scaled.query, bound))
     if scaled.soft is not None:
-        tiers += [Tier(scaled.soft_part(required, excluded), bound * coord, soft=True)
-                  for required, excluded, coord in scorer.soft_parts]
+        tiers += [Tier(scaled.soft_part(required, excluded), bound * coord, soft=True, counted=False,
+                       whole=scaled.soft) for required, excluded, coord in scorer.soft_parts]
     return tiers
 
 
@@ -139,15 +141,41 @@ def search_shard(shard: Shard, tiers: Sequence[Tier], scorer: TierScorer,
     later candidate of it can beat: its further documents are skipped without
     explaining and, when the candidate list runs out, excluded from the next,
     longer search (Nutch's ``-site:`` re-query).  The total counts the hits of
-    every tier.
+    every tier.  The second tier's parts share one search of the whole tier (its count, and its best
+    local score: a part none of whose pages can enter the top is not searched).
     """
     by_site: dict[int, list[Candidate]] = {}
     seen: set[tuple[int, int]] = set()
     total = 0
+    whole_top: float | None = None
     for tier in tiers:
+        if tier.whole is not None:
+            if whole_top is None:
+                whole_top, counted = _top_and_count(shard, tier.whole, schema)
+                total += counted
+            best = _best(by_site, per_site, want)
+            if len(best) >= want and whole_top * tier.bound / TIE <= best[-1].score:
+                continue
         counted = _search_tier(shard, tier, scorer, want, per_site, by_site, seen, schema, field_names)
         total += counted if tier.counted else 0
     return _best(by_site, per_site, want), total
+
+
+def _without_ballast(shard: Shard, query: tantivy.Query, schema: tantivy.Schema,
+                     excluded: list[tantivy.Query]) -> tantivy.Query:
+    """``query`` without the documents of ``excluded`` nor the shard's ballast document."""
+    if shard.has_ballast:
+        excluded = [*excluded, tantivy.Query.term_query(schema, "id", BALLAST_ID)]
+    if not excluded:
+        return query
+    return tantivy.Query.boolean_query([(tantivy.Occur.Must, query)] + [(tantivy.Occur.MustNot, q) for q in excluded])
+
+
+def _top_and_count(shard: Shard, query: tantivy.Query, schema: tantivy.Schema) -> tuple[float, int]:
+    """The best local (scaled, boost-weighted) score of ``query``'s hits in the shard, and their number."""
+    result = shard.searcher.search(_without_ballast(shard, query, schema, []), 1, count=True,
+                                   weight_by_field="boost")
+    return (result.hits[0][0] if result.hits else 0.0), result.count or 0
 
 
 def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_site: int,
@@ -159,14 +187,9 @@ def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_si
     closed: set[int] = set()
     total = 0
     while True:
-        current = query
         excluded = [tantivy.Query.term_set_query(schema, "site_hash", sorted(closed))] if closed else []
-        if shard.has_ballast:
-            excluded.append(tantivy.Query.term_query(schema, "id", BALLAST_ID))
-        if excluded:
-            current = tantivy.Query.boolean_query([(tantivy.Occur.Must, query)]
-                                                  + [(tantivy.Occur.MustNot, q) for q in excluded])
-        result = shard.searcher.search(current, limit, count=not total, weight_by_field="boost")
+        current = _without_ballast(shard, query, schema, excluded)
+        result = shard.searcher.search(current, limit, count=tier.counted and not total, weight_by_field="boost")
         total = total or result.count or 0
         hits = result.hits
         addresses = [address for _, address in hits]
