@@ -30,13 +30,14 @@ explaining candidates once no later one can reach the current top.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
+
+import orjson
 
 K1, B = 1.2, 0.75
 LeafKey = tuple[str, str]
@@ -107,7 +108,7 @@ def rust_unescape(text: str) -> str:
 
 def leaves_of(explanation: str | dict[str, Any], field_names: Sequence[str]) -> list[Leaf]:
     """The scoring leaves in a tantivy explanation (JSON text or parsed)."""
-    node = json.loads(explanation) if isinstance(explanation, str) else explanation
+    node = orjson.loads(explanation) if isinstance(explanation, str) else explanation
     found: list[Leaf] = []
     _walk(node, 1.0, field_names, found)
     return found
