@@ -142,9 +142,10 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("query.stem.languages", ["en"], "list",
              "Languages (ISO 639-1) whose Snowball stemmers stem query words for the shadow fields; a word's "
              "distinct stems are alternatives", nutch=False),
-    Property("query.soft", False, "bool",
+    Property("query.soft", True, "bool",
              "Soft matching: a query whose pages lack one of its bare words still ranks them (second tier, "
-             "scored with a coordination factor); false = every word required, as in Nutch", nutch=False),
+             "scored with a coordination factor); false = every word required, as in Nutch (profile nutch)",
+             nutch=False),
     Property("query.coord.power", 2.0, "float",
              "Coordination factor of a page missing bare query words: (idf-weighted share of the words "
              "matched) ^ this", nutch=False),
