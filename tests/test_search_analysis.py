@@ -105,6 +105,22 @@ IDENTIFIERS = {"http://c.test/join": ("os.path.join", "join", "path"),
                "http://e.test/hashmap": ("java.util.HashMap", "hashmap", "util", "java")}
 
 
+def test_an_index_with_shadow_fields_is_extended_and_searched(tmp_path: Path) -> None:
+    """A second index run adds to the live index (its analyzers registered again on the opened shards)."""
+    from gossamer.index.documents import IndexOptions
+    from gossamer.index.indexer import index as run_index
+
+    crawl, conf = make_crawl(tmp_path / "again", pages()[:2], **ON)
+    segments = sorted((crawl / "segments").iterdir())
+    run_index(crawl / "index", crawl / "crawldb", crawl / "linkdb", segments, conf, IndexOptions())
+    broker = open_searcher(crawl, conf)
+    try:
+        assert {h.url for h in broker.search("crawls", per_site=0).hits} == {
+            "http://a.test/crawling", "http://a.test/crawl"}
+    finally:
+        broker.close()
+
+
 @pytest.mark.parametrize("url", list(IDENTIFIERS))
 def test_identifiers_are_found_whole_and_by_parts(crawls, url: str) -> None:
     broker = open_searcher(*crawls[1])
