@@ -70,6 +70,7 @@ from bench.inject_bench import gossamer_executable
 from bench.search_bench import parsed_pages
 from bench.steps import StepRunner, work_dir
 from bench.topical_queries import make_queries, topical_pool
+from gossamer.index.analysis import is_stem_field
 
 NAME: str = "relevance"
 DESCRIPTION: str = ("MRR@10 / success@1,10 of 100 navigational (API names) and 100 topical (described in other "
@@ -335,9 +336,10 @@ def _index_applies(index: Path, settings: dict[str, Any]) -> bool:
                   for f in json.loads((live / "_index.json").read_text(encoding="utf-8"))["fields"]}
     except (OSError, ValueError, KeyError, AttributeError):
         return False
-    wanted = {f"{name}_stem" for name in settings.get("index.analysis.fields", [])}
+    stemmed = all(any(isinstance(f, str) and is_stem_field(f) and f.startswith(f"{name}_stem") for f in fields)
+                  for name in settings.get("index.analysis.fields", []))
     vectors = not settings.get("search.semantic") or any(live.rglob("vectors.npy"))
-    return wanted <= fields and vectors
+    return stemmed and vectors
 
 
 def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str, Any]) -> bool:

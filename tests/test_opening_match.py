@@ -96,10 +96,10 @@ def test_description_scores_equal_on_1_and_n_shards(crawls) -> None:
 
 def test_the_rule_reads_the_leaves() -> None:
     rule = OpeningRule(2.0)
-    words = ((("content", "a"), ("opening", "a")), (("content", "b"), ("opening", "b"), ("opening_stem", "b")))
+    words = ((("content", "a"), ("opening", "a")), (("content", "b"), ("opening", "b"), ("opening_stem_en", "b")))
     leaves = [Leaf(6.0, "opening", "a", 3.0, 10.0), Leaf(1.0, "content", "b", 2.0, 50.0)]
     assert rule.opening_factor(leaves, words) == 1.0
-    assert rule.opening_factor([*leaves, Leaf(3.0, "opening_stem", "b", 1.0, 10.0)], words) == 2.0
+    assert rule.opening_factor([*leaves, Leaf(3.0, "opening_stem_en", "b", 1.0, 10.0)], words) == 2.0
     assert rule.opening_factor(leaves[:1], words[:1]) == 1.0  # one word is not a description
     assert OpeningRule.from_settings(Settings()).factor == 2.0
     assert OpeningRule.from_settings(Settings().with_values([("query.opening.all.boost", 0.5)], "t")).factor == 1.0

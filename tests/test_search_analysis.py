@@ -10,8 +10,16 @@ import pytest
 
 from gossamer.core.settings import Settings
 from gossamer.index import Analysis, query_stems
-from gossamer.index.analysis import stem_tokens, stemmer_of
-from gossamer.search.scoring import Leaf, Stats, coordination, explained_factors, max_partial_coordination
+from gossamer.index.analysis import shadow_terms, stem_language, stem_tokens, stemmer_of
+from gossamer.plugins import IndexField
+from gossamer.search.scoring import (
+    Leaf,
+    Stats,
+    coordination,
+    explained_factors,
+    max_partial_coordination,
+    soft_parts,
+)
 from gossamer.search.searcher import open_searcher
 from tests.index_fixtures import Page, make_crawl
 
@@ -33,7 +41,8 @@ def pages() -> list[Page]:
     ]
 
 
-ON = {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5, "query.soft": True}
+ON = {"index.analysis.fields": ["title", "anchor", "content"], "index.analysis.languages": ["en", "de"],
+      "query.stem.languages": ["en", "de"], "query.stem.boost": 0.5, "query.soft": True}
 """Stemming and soft matching are off by default (they lowered topical relevance, docs/search.md): on here."""
 
 
@@ -51,12 +60,25 @@ def test_analyzers_stem_by_language_and_fold() -> None:
     assert query_stems("crawling", ["en", "de"]) == ["crawl", "crawling"]
 
 
+def test_query_words_are_looked_up_in_each_language_field_or_in_an_old_index_s_one_field() -> None:
+    new = {"content", "content_stem_en", "content_stem_de"}
+    assert shadow_terms("content", "crawling", ["en", "de", "fr"], new) == (
+        ("content_stem_en", "crawl"), ("content_stem_de", "crawling"))
+    assert shadow_terms("content", "crawling", ["en", "de"], {"content", "content_stem"}) == (
+        ("content_stem", "crawl"), ("content_stem", "crawling"))  # an index written before per-language fields
+    assert shadow_terms("content", "crawling", ["en"], {"content"}) == ()
+    assert stem_language("content_stem_xx") is None and stem_language("opening_stem_no") == "no"
+    assert stem_language("content_stem") is None and stem_language("stem_en") is None
+
+
 def test_shadow_fields_follow_the_setting(tmp_path: Path) -> None:
     from tests.index_fixtures import settings_for_test
 
     analysis = Analysis(settings_for_test(tmp_path, **ON))
     doc = analysis.apply({"lang": "de", "title": "Die Häuser", "anchor": ["Häuser", 3], "content": "x"})
-    assert doc["title_stem"] == "die haus" and doc["anchor_stem"] == ["haus"]
+    assert doc["title_stem_de"] == "Die Häuser" and doc["anchor_stem_de"] == ["Häuser"]  # tantivy stems them
+    assert set(analysis.apply({"lang": "fr", "title": "Café"})) == {"lang", "title", "title_stem_en"}  # the default
+    assert [f.name for f in analysis.shadow_fields([IndexField("title", "text")])] == ["title_stem_en", "title_stem_de"]
     off = Analysis(settings_for_test(tmp_path, **{"index.analysis.fields": []}))
     assert off.apply({"title": "Häuser"}) == {"title": "Häuser"}
 
@@ -72,7 +94,7 @@ def test_stemmed_matches_score_below_exact_ones(crawls) -> None:
         assert [h.url for h in broker.search("cafe", per_site=0).hits] == ["http://b.test/cafe"]
         detail = broker.explain("http://a.test/crawling", "crawl")
         assert detail is not None and {leaf["field"] for leaf in detail["leaves"]} <= {
-            "title_stem", "content_stem", "anchor_stem"}
+            "title_stem_en", "content_stem_en", "anchor_stem_en", "title_stem_de", "content_stem_de", "anchor_stem_de"}
     finally:
         broker.close()
 
@@ -81,6 +103,22 @@ IDENTIFIERS = {"http://c.test/join": ("os.path.join", "join", "path"),
                "http://e.test/vector": ("std::vector", "vector", "std"),
                "http://e.test/create-index": ("CREATE INDEX", "create", "index", '"create index"'),
                "http://e.test/hashmap": ("java.util.HashMap", "hashmap", "util", "java")}
+
+
+def test_an_index_with_shadow_fields_is_extended_and_searched(tmp_path: Path) -> None:
+    """A second index run adds to the live index (its analyzers registered again on the opened shards)."""
+    from gossamer.index.documents import IndexOptions
+    from gossamer.index.indexer import index as run_index
+
+    crawl, conf = make_crawl(tmp_path / "again", pages()[:2], **ON)
+    segments = sorted((crawl / "segments").iterdir())
+    run_index(crawl / "index", crawl / "crawldb", crawl / "linkdb", segments, conf, IndexOptions())
+    broker = open_searcher(crawl, conf)
+    try:
+        assert {h.url for h in broker.search("crawls", per_site=0).hits} == {
+            "http://a.test/crawling", "http://a.test/crawl"}
+    finally:
+        broker.close()
 
 
 @pytest.mark.parametrize("url", list(IDENTIFIERS))
@@ -121,6 +159,19 @@ def test_coordination_ranks_more_and_rarer_matched_words_higher() -> None:
     assert factor("rare", "mid") > factor("rare") > factor("mid") > factor("common")  # more words, rarer words
     assert factor("rare") > factor("mid", "common")  # one rare word outweighs two common ones
     assert max_partial_coordination(groups, stats, 2.0) == pytest.approx(factor("rare", "mid"))
+    # the second tier's parts, best bound first: each subset of the words a page can match exactly …
+    parts = soft_parts(list(reversed(groups)), stats, 2.0)
+    assert [(req, exc) for req, exc, _ in parts] == [((1, 2), (0,)), ((0, 2), (1,)), ((2,), (0, 1)),
+                                                     ((0, 1), (2,)), ((1,), (0, 2)), ((0,), (1, 2))]
+    assert [bound for *_, bound in parts] == pytest.approx([factor("rare", "mid"), factor("rare", "common"),
+                                                            factor("rare"), factor("mid", "common"),
+                                                            factor("mid"), factor("common")])
+    # … or, with more words, the rarest matched word's part, bounded by it and the words after it
+    many = [[("content", w)] for w in ("common", "mid", "rare", "x1", "x2")]
+    stats.df.update({("content", "x1"): 100, ("content", "x2"): 200})
+    parts = soft_parts(many, stats, 2.0)
+    assert [(req, exc) for req, exc, _ in parts] == [((2,), ()), ((1,), (2,)), ((3,), (2, 1)), ((4,), (2, 1, 3)),
+                                                     ((0,), (2, 1, 3, 4))]
 
 
 def test_soft_matching_ranks_pages_missing_a_word(crawls) -> None:

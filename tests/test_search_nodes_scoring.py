@@ -96,4 +96,4 @@ def test_the_scoring_parts_are_exercised_and_explained_alike(brokers: dict[str, 
         assert details[1]["score"] == pytest.approx(details[0]["score"], rel=1e-9), query
     stemmed = brokers["nodes"].explain("http://a.test/crawling", "crawl")
     assert stemmed is not None and {leaf["field"] for leaf in stemmed["leaves"]} <= {
-        "title_stem", "content_stem", "anchor_stem"}
+        "title_stem_en", "content_stem_en", "anchor_stem_en"}

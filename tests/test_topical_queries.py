@@ -109,7 +109,7 @@ def test_a_variant_index_is_checked_for_what_its_settings_ask(tmp_path: Path) ->
 
     live = tmp_path / "index" / "current"
     live.mkdir(parents=True)
-    (live / "_index.json").write_text(json.dumps({"fields": ["title", "content", "title_stem"]}))
+    (live / "_index.json").write_text(json.dumps({"fields": ["title", "content", "title_stem_en"]}))
     stemmed = {"index.analysis.fields": ["title", "content"]}
     assert not _index_applies(tmp_path / "index", stemmed)  # no content_stem
     assert _index_applies(tmp_path / "index", {"index.analysis.fields": ["title"]})

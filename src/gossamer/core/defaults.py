@@ -38,6 +38,7 @@ PROFILES: dict[str, dict[str, Value]] = {
     "nutch": {
         "linkdb.ignore.internal.links": True,
         "db.max.outlinks.per.page": 100,
+        "query.soft": False,
     },
 }
 """Per ``settings.profile``: the defaults it replaces.  ``nutch`` restores Nutch 1.x's values of the

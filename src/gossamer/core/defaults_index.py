@@ -13,12 +13,17 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
     Property("index.analysis.fields", [], "list",
-             "Text fields that get a stemmed, case- and accent-folded shadow field <field>_stem (by the "
-             "page's language), e.g. title,anchor,content; empty (default: measured to lower topical "
-             "relevance, see docs/search.md) = no shadow fields", nutch=False),
+             "Text fields that get stemmed, case- and accent-folded shadow fields <field>_stem_<language> "
+             "(one per index.analysis.languages), e.g. title,anchor,content; empty (default: rank-neutral on "
+             "the benchmark and, with soft matching, over the latency goal; see docs/search.md) = no shadow "
+             "fields", nutch=False),
+    Property("index.analysis.languages", ["en"], "list",
+             "Languages (ISO 639-1) that get their own shadow fields (<field>_stem_<language>, stemmed by that "
+             "language's Snowball stemmer inside tantivy); a page in another language counts as "
+             "index.analysis.default.language", nutch=False),
     Property("index.analysis.default.language", "en", "str",
-             "Stemmer language (ISO 639-1) of a page whose language is unknown or has no Snowball stemmer; "
-             "empty = fold only", nutch=False),
+             "Stemmer language (ISO 639-1) of a page whose language is unknown or not in "
+             "index.analysis.languages; empty = such pages get no shadow value", nutch=False),
     Property("index.static.rank", "scoring", "str",
              "The search's static rank (document boost): scoring (the scoring filters, OPIC's score^0.5), "
              "linkrank (the page's score in <crawl>/webgraph after gossamer linkrank; the crawldb score is not "
@@ -133,14 +138,15 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Score multiplier of a page whose opening holds every word of a query of two or more bare words "
              "(description match); 1 = off", nutch=False),
     Property("query.stem.boost", 0.0, "float",
-             "Multiplier of a field's boost for matches in its stemmed shadow field (<field>_stem); 0 = no "
+             "Multiplier of a field's boost for matches in its stemmed shadow fields (<field>_stem_<language>); 0 = no "
              "stemmed matching at query time", nutch=False),
     Property("query.stem.languages", ["en"], "list",
-             "Languages (ISO 639-1) whose Snowball stemmers stem query words for the shadow fields; a word's "
-             "distinct stems are alternatives", nutch=False),
-    Property("query.soft", False, "bool",
+             "Languages (ISO 639-1) whose Snowball stemmers stem query words, each looked up in that language's "
+             "shadow fields (list the languages of index.analysis.languages)", nutch=False),
+    Property("query.soft", True, "bool",
              "Soft matching: a query whose pages lack one of its bare words still ranks them (second tier, "
-             "scored with a coordination factor); false = every word required, as in Nutch", nutch=False),
+             "scored with a coordination factor); false = every word required, as in Nutch (profile nutch)",
+             nutch=False),
     Property("query.coord.power", 2.0, "float",
              "Coordination factor of a page missing bare query words: (idf-weighted share of the words "
              "matched) ^ this", nutch=False),

@@ -13,7 +13,7 @@ filesystem (:class:`IndexTarget` for writers, :class:`IndexCache` for readers) a
 IndexWriter ``indexer-tantivy`` lives here (:mod:`.tantivy_writer`) and registers by entry point.
 """
 
-from gossamer.index.analysis import Analysis, query_stems, stem_field
+from gossamer.index.analysis import Analysis, is_stem_field, query_stems, shadow_terms, stem_field
 from gossamer.index.ann import ann_rows, open_ann, set_expansion
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
 from gossamer.index.cache import IndexCache, local_live_version
@@ -29,10 +29,12 @@ from gossamer.index.vectors import ShardVectors, has_vectors, read_vectors
 
 __all__ = [
     "Analysis",
+    "is_stem_field",
     "ann_rows",
     "open_ann",
     "set_expansion",
     "query_stems",
+    "shadow_terms",
     "stem_field",
     "BALLAST_ID",
     "INDEX_FILE",

@@ -16,8 +16,10 @@ warc         raw    the WARC response record, ``<segment>/<file>:<offset>`` (sto
 Text fields are analysed by :data:`ANALYZER_NAME` (tantivy's ``default``: split on
 every character that is not a letter or digit, drop tokens longer than 40 bytes,
 lower-case); :func:`analyze` runs the same analyzer in Python, so queries are
-tokenized exactly like documents.  The stemmed shadow fields (``*_stem``, see
-:mod:`gossamer.index.analysis`) are indexed without positions.
+tokenized exactly like documents.  The stemmed shadow fields (``*_stem_<language>``, see
+:mod:`gossamer.index.analysis`) are indexed without positions, by their language's analyzer
+(``stem_<language>``, registered on each opened index by
+:func:`gossamer.index.analysis.register_analyzers`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from functools import cache
 
 import tantivy
 
-from gossamer.index.analysis import is_stem_field
+from gossamer.index.analysis import analyzer_name, is_stem_field, stem_language
 from gossamer.plugins import IndexField
 
 ANALYZER_NAME = "default"
@@ -71,7 +73,9 @@ def build_schema(fields: Sequence[IndexField]) -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     for f in fields:
         if f.kind == "text":
-            builder.add_text_field(f.name, stored=f.stored, tokenizer_name=ANALYZER_NAME,
+            code = stem_language(f.name)
+            builder.add_text_field(f.name, stored=f.stored,
+                                   tokenizer_name=ANALYZER_NAME if code is None else analyzer_name(code),
                                    index_option="freq" if is_stem_field(f.name) else "position")
         elif f.kind == "raw":
             builder.add_text_field(f.name, stored=f.stored, tokenizer_name="raw", fast=f.fast, index_option="basic")

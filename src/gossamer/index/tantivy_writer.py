@@ -31,6 +31,7 @@ from typing import Any
 import tantivy
 
 from gossamer.core import Settings
+from gossamer.index.analysis import register_analyzers
 from gossamer.index.ballast import add_ballast, ballast_document, ballast_needed, engine_stats
 from gossamer.index.documents import document_json
 from gossamer.index.schema import build_schema
@@ -123,6 +124,7 @@ class TantivyIndexWriter(IndexWriter):
                 else:
                     target.mkdir()
                     index = tantivy.Index(schema, path=str(target), reuse=False)
+                register_analyzers(index, (f.name for f in self._fields))
                 self._writers.append(index.writer(heap_size=heap, num_threads=threads))
             self._vectors = vector_writers(self.settings, live, self._staging, self.shards)
         except BaseException:

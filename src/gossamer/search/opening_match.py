@@ -21,12 +21,15 @@ from dataclasses import dataclass
 import tantivy
 
 from gossamer.core import Settings
-from gossamer.index import stem_field
+from gossamer.index import is_stem_field, stem_field
 from gossamer.search.scoring import Leaf, LeafKey
 
 OPENING_FIELD = "opening"
-OPENING_FIELDS = frozenset({OPENING_FIELD, stem_field(OPENING_FIELD)})
-"""The fields a word of the opening is matched in (exact and stemmed)."""
+
+
+def is_opening_field(name: str) -> bool:
+    """Whether a word of the opening is matched in field ``name`` (exact, or stemmed in any language)."""
+    return name == OPENING_FIELD or (is_stem_field(name) and name.startswith(stem_field(OPENING_FIELD)))
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class OpeningRule:
         """``factor`` when every word (``groups``: each word's leaves) has a matching leaf in the opening, else 1."""
         if not self.applies(groups):
             return 1.0
-        found = {(leaf.field, leaf.term) for leaf in leaves if leaf.field in OPENING_FIELDS and leaf.freq > 0}
+        found = {(leaf.field, leaf.term) for leaf in leaves if is_opening_field(leaf.field) and leaf.freq > 0}
         return self.factor if all(any(key in found for key in group) for group in groups) else 1.0
 
 
@@ -62,7 +65,7 @@ def covering(schema: tantivy.Schema, query: tantivy.Query, groups: Sequence[Sequ
     """
     musts: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, query)]
     for group in groups:
-        keys = [key for key in dict.fromkeys(group) if key[0] in OPENING_FIELDS and key[0] in field_names]
+        keys = [key for key in dict.fromkeys(group) if is_opening_field(key[0]) and key[0] in field_names]
         if not keys:
             return None
         terms = [tantivy.Query.term_query(schema, f, t) for f, t in keys]
@@ -72,4 +75,4 @@ def covering(schema: tantivy.Schema, query: tantivy.Query, groups: Sequence[Sequ
     return tantivy.Query.boolean_query(musts)
 
 
-__all__ = ["OPENING_FIELD", "OPENING_FIELDS", "OpeningRule", "covering"]
+__all__ = ["OPENING_FIELD", "OpeningRule", "covering", "is_opening_field"]

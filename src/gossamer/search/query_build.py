@@ -18,9 +18,9 @@ leaves (``BuiltQuery.groups``).  With ``query.soft=false`` every bare term is
 required and there is no second tier.
 
 Stemming: a term also scores in the stemmed shadow field of each field it is
-searched in (``<field>_stem``, see :mod:`gossamer.index.analysis`), with the
-field's boost × ``query.stem.boost``; the query word is stemmed by every
-language of ``query.stem.languages``.
+searched in (``<field>_stem_<language>``, see :mod:`gossamer.index.analysis`),
+with the field's boost × ``query.stem.boost``; the query word is stemmed by
+each language of ``query.stem.languages``, in that language's shadow field.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import tantivy
 
 from gossamer.core import Clause, Query, Settings
-from gossamer.index import analyze, query_stems, stem_field
+from gossamer.index import analyze, shadow_terms
 from gossamer.plugins import PluginRepository, QueryFilter
 from gossamer.search.query_parse import QuerySyntaxError
 
@@ -74,15 +74,15 @@ class QueryContext:
         """Scoring leaves of one index token in one field: the exact term, and its stems in the shadow field.
 
         The field's boost (``query.<field>.boost``) applies; the shadow field's leaves
-        (present when the index has ``<field>_stem`` and ``stem_boost`` > 0) carry
-        boost × ``stem_boost``.
+        (``<field>_stem_<language>`` for each language of ``stem_languages`` the index
+        has, see :func:`gossamer.index.analysis.shadow_terms`; only when ``stem_boost`` > 0)
+        carry boost × ``stem_boost``.
         """
         boost = self.boosts.get(field_name, 1.0)
         found = [self.leaf(field_name, term, boost)]
-        shadow = stem_field(field_name)
-        if self.stem_boost > 0 and shadow in self.field_names:
+        if self.stem_boost > 0:
             found += [self.leaf(shadow, stem, boost * self.stem_boost)
-                      for stem in query_stems(term, self.stem_languages)]
+                      for shadow, stem in shadow_terms(field_name, term, self.stem_languages, self.field_names)]
         return found
 
     def scoring_query(self) -> tantivy.Query | None:
@@ -147,6 +147,22 @@ class BuiltQuery:
     soft: tantivy.Query | None = None
     groups: tuple[tuple[LeafKey, ...], ...] = ()
     words: tuple[tuple[LeafKey, ...], ...] = ()
+    fixed: tuple[tuple[tantivy.Occur, tantivy.Query], ...] = ()
+    soft_clauses: tuple[tantivy.Query, ...] = ()
+
+    def soft_part(self, required: Sequence[int], excluded: Sequence[int]) -> tantivy.Query:
+        """The part of the second tier whose pages match the soft clauses ``required`` and none of ``excluded``.
+
+        With nothing ``excluded``, pages matching every soft clause are left out (they are the first
+        tier's).  :func:`gossamer.search.scoring.soft_parts` chooses parts that split the second
+        tier (``soft``) into disjoint queries, each with a tight bound on its pages' coordination.
+        """
+        clauses = self.soft_clauses
+        parts = [*self.fixed, *((Occur.Must, clauses[i]) for i in required)]
+        parts += [(Occur.MustNot, clauses[i]) for i in excluded]
+        if not excluded:
+            parts.append((Occur.MustNot, tantivy.Query.boolean_query([(Occur.Must, q) for q in clauses])))
+        return tantivy.Query.boolean_query(parts)
 
 
 class QueryBuilder:
@@ -206,7 +222,8 @@ class QueryBuilder:
                                                   (Occur.MustNot, tantivy.Query.boolean_query(all_of))])
         return BuiltQuery(tantivy.Query.boolean_query(fixed + all_of), ctx.scoring_query(), tuple(ctx.leaves),
                           tuple(analyze(" ".join(query.positive_terms()))), second,
-                          tuple(groups) if second is not None else (), tuple(words))
+                          tuple(groups) if second is not None else (), tuple(words),
+                          tuple(fixed), tuple(soft) if second is not None else ())
 
 
 def _is_soft(clause: Clause) -> bool:

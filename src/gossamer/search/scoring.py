@@ -30,12 +30,14 @@ explaining candidates once no later one can reach the current top.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
+
+import orjson
 
 K1, B = 1.2, 0.75
 LeafKey = tuple[str, str]
@@ -106,7 +108,7 @@ def rust_unescape(text: str) -> str:
 
 def leaves_of(explanation: str | dict[str, Any], field_names: Sequence[str]) -> list[Leaf]:
     """The scoring leaves in a tantivy explanation (JSON text or parsed)."""
-    node = json.loads(explanation) if isinstance(explanation, str) else explanation
+    node = orjson.loads(explanation) if isinstance(explanation, str) else explanation
     found: list[Leaf] = []
     _walk(node, 1.0, field_names, found)
     return found
@@ -173,6 +175,37 @@ def max_partial_coordination(groups: Sequence[Sequence[LeafKey]], stats: Stats, 
         return 1.0
     weights = _group_weights(groups, stats)
     return ((sum(weights) - min(weights)) / sum(weights)) ** power
+
+
+EXACT_PARTS = 4
+"""Up to this many soft clauses, the second tier is searched in one part per matched subset."""
+
+
+def soft_parts(groups: Sequence[Sequence[LeafKey]], stats: Stats,
+               power: float) -> list[tuple[tuple[int, ...], tuple[int, ...], float]]:
+    """The second tier's parts: (soft clauses required, excluded, the largest coordination of its pages).
+
+    The parts are disjoint and together the second tier; best bound first.  Up to
+    :data:`EXACT_PARTS` clauses: one part per proper, non-empty subset of the clauses that a page
+    matches exactly (its factor is the part's bound).  More clauses: heaviest (rarest) first, part
+    ``j`` holds the pages that match clause ``j`` and none of the heavier ones (the first: not
+    every clause), bounded by (the weight of clause ``j`` and the lighter ones / all) ^ ``power``.
+    Empty without groups.
+    """
+    if not groups:
+        return []
+    weights = _group_weights(groups, stats)
+    total = sum(weights)
+    every = range(len(weights))
+    if len(weights) <= EXACT_PARTS:
+        subsets = [s for n in range(1, len(weights)) for s in combinations(every, n)]
+        parts = [(s, tuple(i for i in every if i not in s), (sum(weights[i] for i in s) / total) ** power)
+                 for s in subsets]
+        return sorted(parts, key=lambda part: -part[2])
+    order = sorted(every, key=lambda i: -weights[i])
+    first = ((order[0],), (), max_partial_coordination(groups, stats, power))
+    return [first, *(((i,), tuple(order[:pos]), (sum(weights[j] for j in order[pos:]) / total) ** power)
+                     for pos, i in enumerate(order) if pos)]
 
 
 def static_factor(boost: float) -> float:

@@ -1,7 +1,7 @@
 """One shard's part of a search: candidates in tantivy's order, explained until no later one can enter the top.
 
 :func:`search_shard` runs each tier of a query (:func:`plan_tiers`: name matches,
-description matches, the all-words tier, then the soft second tier when there is one)
+description matches, the all-words tier, then the soft second tier when there is one, in parts)
 over one :class:`Shard`, scoring every candidate exactly with :class:`TierScorer`
 (global BM25 × static rank × the second tier's coordination factor × name and
 description factors) and stopping once tantivy's bound says no later candidate can
@@ -11,6 +11,7 @@ beat the current top ``want`` (per site at most ``per_site``).  Used by
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from gossamer.search.backend import Candidate, group_by_site
 from gossamer.search.name_match import NAME_FIELD, NameMatch, with_name
 from gossamer.search.opening_match import OpeningRule, covering
 from gossamer.search.query_build import BuiltQuery
-from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, max_partial_coordination
+from gossamer.search.scoring import Stats, coordination, exact_score, leaves_of, soft_parts
 
 
 @dataclass
@@ -66,6 +67,13 @@ class Tier:
     soft: bool = False
     factor: float = 1.0
     counted: bool = True
+    whole: tantivy.Query | None = None
+    """For a part of the second tier: the whole tier (searched once, for its count and best local score)."""
+
+
+def _descending(candidate: Candidate) -> float:
+    """A site's candidates are kept best first (equal scores in the order they were explained)."""
+    return -candidate.score
 
 
 def _best(by_site: dict[int, list[Candidate]], per_site: int, want: int) -> list[Candidate]:
@@ -86,7 +94,7 @@ class TierScorer:
         self.stats = stats
         self.power = power
         self.opening = opening if opening is not None else OpeningRule(1.0)
-        self.partial_bound = max_partial_coordination(built.groups, stats, power)
+        self.soft_parts = soft_parts(built.groups, stats, power)
 
     def score(self, searcher: tantivy.Searcher, address: tantivy.DocAddress, boost: float, tier: Tier,
               field_names: Sequence[str]) -> float:
@@ -118,7 +126,8 @@ def plan_tiers(shard: Shard, scaled: BuiltQuery, bound: float, scorer: TierScore
         tiers.append(Tier(described, bound * opening.factor, counted=False))
     tiers.append(Tier(scaled.query, bound))
     if scaled.soft is not None:
-        tiers.append(Tier(scaled.soft, bound * scorer.partial_bound, soft=True))
+        tiers += [Tier(scaled.soft_part(required, excluded), bound * coord, soft=True, counted=False,
+                       whole=scaled.soft) for required, excluded, coord in scorer.soft_parts]
     return tiers
 
 
@@ -132,15 +141,41 @@ def search_shard(shard: Shard, tiers: Sequence[Tier], scorer: TierScorer,
     later candidate of it can beat: its further documents are skipped without
     explaining and, when the candidate list runs out, excluded from the next,
     longer search (Nutch's ``-site:`` re-query).  The total counts the hits of
-    every tier.
+    every tier.  The second tier's parts share one search of the whole tier (its count, and its best
+    local score: a part none of whose pages can enter the top is not searched).
     """
     by_site: dict[int, list[Candidate]] = {}
     seen: set[tuple[int, int]] = set()
     total = 0
+    whole_top: float | None = None
     for tier in tiers:
+        if tier.whole is not None:
+            if whole_top is None:
+                whole_top, counted = _top_and_count(shard, tier.whole, schema)
+                total += counted
+            best = _best(by_site, per_site, want)
+            if len(best) >= want and whole_top * tier.bound / TIE <= best[-1].score:
+                continue
         counted = _search_tier(shard, tier, scorer, want, per_site, by_site, seen, schema, field_names)
         total += counted if tier.counted else 0
     return _best(by_site, per_site, want), total
+
+
+def _without_ballast(shard: Shard, query: tantivy.Query, schema: tantivy.Schema,
+                     excluded: list[tantivy.Query]) -> tantivy.Query:
+    """``query`` without the documents of ``excluded`` nor the shard's ballast document."""
+    if shard.has_ballast:
+        excluded = [*excluded, tantivy.Query.term_query(schema, "id", BALLAST_ID)]
+    if not excluded:
+        return query
+    return tantivy.Query.boolean_query([(tantivy.Occur.Must, query)] + [(tantivy.Occur.MustNot, q) for q in excluded])
+
+
+def _top_and_count(shard: Shard, query: tantivy.Query, schema: tantivy.Schema) -> tuple[float, int]:
+    """The best local (scaled, boost-weighted) score of ``query``'s hits in the shard, and their number."""
+    result = shard.searcher.search(_without_ballast(shard, query, schema, []), 1, count=True,
+                                   weight_by_field="boost")
+    return (result.hits[0][0] if result.hits else 0.0), result.count or 0
 
 
 def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_site: int,
@@ -152,14 +187,9 @@ def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_si
     closed: set[int] = set()
     total = 0
     while True:
-        current = query
         excluded = [tantivy.Query.term_set_query(schema, "site_hash", sorted(closed))] if closed else []
-        if shard.has_ballast:
-            excluded.append(tantivy.Query.term_query(schema, "id", BALLAST_ID))
-        if excluded:
-            current = tantivy.Query.boolean_query([(tantivy.Occur.Must, query)]
-                                                  + [(tantivy.Occur.MustNot, q) for q in excluded])
-        result = shard.searcher.search(current, limit, count=not total, weight_by_field="boost")
+        current = _without_ballast(shard, query, schema, excluded)
+        result = shard.searcher.search(current, limit, count=tier.counted and not total, weight_by_field="boost")
         total = total or result.count or 0
         hits = result.hits
         addresses = [address for _, address in hits]
@@ -181,8 +211,7 @@ def _search_tier(shard: Shard, tier: Tier, scorer: TierScorer, want: int, per_si
                 continue
             seen.add(key)
             score = scorer.score(shard.searcher, address, float(boosts[i] or 0.0), tier, field_names)
-            same.append(Candidate(score, shard.number, address.segment_ord, address.doc, site))
-            same.sort(key=lambda c: -c.score)
+            insort(same, Candidate(score, shard.number, address.segment_ord, address.doc, site), key=_descending)
             by_site[site] = same
             best = _best(by_site, per_site, want)
             if len(best) >= want:
