@@ -128,3 +128,10 @@ def raise_lookup_error(value: int) -> int:
 def exit_process(code: int) -> int:
     """A plain call that ends its process at once with ``code``."""
     os._exit(code)
+
+
+def unpicklable_result(value: int) -> object:
+    """A plain call whose result cannot be pickled (a lock)."""
+    import threading
+
+    return threading.Lock()

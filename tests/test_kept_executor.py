@@ -11,7 +11,7 @@ from gossamer.core.settings import Settings
 from gossamer.engine import reuse_task_processes, run_tasks
 from gossamer.engine.kept_executor import kept_executor
 
-from .engine_jobs import exit_process, pid_and_square, raise_lookup_error, square_task
+from .engine_jobs import exit_process, pid_and_square, raise_lookup_error, square_task, unpicklable_result
 from .test_engine import make_lines, read_all, run, text_job
 
 
@@ -60,6 +60,13 @@ def test_a_failed_call_keeps_its_exception_type_and_the_processes_are_replaced()
                 executor.submit(raise_lookup_error, 5).result()
         fresh = _kept_pids()
         assert not fresh & kept  # a failed job's processes are ended; the next set starts new ones
+
+
+def test_a_result_that_cannot_be_pickled_fails_its_call_instead_of_hanging() -> None:
+    with reuse_task_processes():
+        with pytest.raises(RuntimeError, match="cannot be pickled"):
+            with kept_executor(2) as executor:
+                executor.submit(unpicklable_result, 1).result(timeout=60)
 
 
 def test_a_process_that_dies_fails_its_call_and_the_job() -> None:

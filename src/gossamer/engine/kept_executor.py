@@ -12,7 +12,8 @@ Contract (what the local engine relies on, as with ``ProcessPoolExecutor``):
 * ``submit(fn, *args)`` returns a future; calls run in at most ``workers`` processes at once,
   in submission order as processes free up; ``fn``, its arguments and its result are pickled.
 * A call that raises sets that exception on its future, with its type (an exception that
-  cannot be pickled arrives as a :class:`RuntimeError` with its text).
+  cannot be pickled arrives as a :class:`RuntimeError` with its text, and so does a result that
+  cannot be pickled).
 * A process that dies while running a call fails that call's future and every later one with
   :class:`~concurrent.futures.process.BrokenProcessPool`.
 * Leaving the ``with`` block normally waits for every call, then hands the processes back to the
@@ -39,15 +40,26 @@ POLL_SECONDS = 0.25
 
 
 def call_plain(function: Callable[..., Any], args: tuple, reporter: Any) -> tuple[bool, Any]:
-    """Run ``function(*args)`` in a worker: ``(True, result)`` or ``(False, exception)``, both picklable."""
+    """Run ``function(*args)`` in a worker: ``(True, result)`` or ``(False, exception)``, both picklable.
+
+    Checked here because the worker's queue pickles in a background thread: a value that cannot be
+    pickled would be dropped there and its call would never finish.
+    """
     try:
-        return True, function(*args)
+        result = function(*args)
     except Exception as exc:  # noqa: BLE001 - handed to the driver's future with its type
-        try:
-            pickle.dumps(exc)
-        except Exception:  # noqa: BLE001 - whatever stops pickling, the text still goes
-            return False, RuntimeError(f"{type(exc).__name__}: {exc}")
-        return False, exc
+        return False, exc if _picklable(exc) else RuntimeError(f"{type(exc).__name__}: {exc}")
+    if not _picklable(result):
+        return False, RuntimeError(f"the result of {getattr(function, '__name__', function)!r} cannot be pickled")
+    return True, result
+
+
+def _picklable(value: object) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # noqa: BLE001 - whatever stops pickling
+        return False
+    return True
 
 
 class KeptExecutor(Executor):
