@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -9,9 +10,12 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from gossamer.core.status import CrawlStatus
+from gossamer.crawl.fetch import job as fetch_job
+from gossamer.engine.memory import CRAWL_ALLOCATOR_ENV
 from tests.conftest import ENV_KEEP, stats_value, write_lines
 from tests.fetch_server import Site, ThreadedSite
 
@@ -78,6 +82,28 @@ def test_fetch_two_hosts_in_two_processes(cli, tmp_path: Path) -> None:
     assert stats_value(stats, "status 2 (db_fetched)") == "4"
     assert stats_value(stats, "status 3 (db_gone)") == "6"
     assert stats_value(stats, "status 5 (db_redir_perm)") == "2"
+
+
+def test_a_fetch_run_alone_starts_its_processes_on_a_crawls_allocators(
+        cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CRAWL_ALLOCATOR_ENV:
+        monkeypatch.delenv(name, raising=False)
+    seen: dict[str, str | None] = {}
+    real_run_tasks = fetch_job.run_tasks
+
+    def run_tasks_seeing_the_environment(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen.update({name: os.environ.get(name) for name in CRAWL_ALLOCATOR_ENV})
+        return real_run_tasks(*args, **kwargs)
+
+    monkeypatch.setattr(fetch_job, "run_tasks", run_tasks_seeing_the_environment)
+    with ThreadedSite("127.0.0.2") as site:
+        _site(site)
+        _, segment = _segment(cli, tmp_path, [site.url("/"), site.url("/a")])
+        result = cli("fetch", segment, *AGENT)
+    assert result.code == 0, result.err
+    assert seen == CRAWL_ALLOCATOR_ENV  # the processes the fetch started inherit these
+    assert not any(name in os.environ for name in CRAWL_ALLOCATOR_ENV)  # and the caller's environment is as it was
+    assert CrawlStatus(pq.read_table(segment / "crawl_fetch").to_pylist()[0]["status"]) == CrawlStatus.FETCH_SUCCESS
 
 
 def test_fetch_refuses_without_agent_and_twice(cli, tmp_path: Path) -> None:

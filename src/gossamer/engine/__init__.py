@@ -24,7 +24,7 @@ from gossamer.engine.api import (
     arange,
 )
 from gossamer.engine.local import LocalEngine, ProgressFn
-from gossamer.engine.memory import return_free_memory
+from gossamer.engine.memory import crawl_allocators, return_free_memory
 from gossamer.engine.runner import run_job
 from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.engine.sources import TableSource, TextSource
@@ -35,6 +35,7 @@ from gossamer.engine.task_runner import default_task_count, run_tasks
 from gossamer.engine.task_workers import die_with_parent, reuse_task_processes
 
 __all__ = [
+    "crawl_allocators",
     "return_free_memory",
     "SEQ_COLUMN",
     "SRC_COLUMN",

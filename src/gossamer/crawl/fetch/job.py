@@ -47,7 +47,7 @@ from gossamer.crawl.fetch.install import STAGING, check_fetchable, install_fetch
 from gossamer.crawl.fetch.results import FetchSummary
 from gossamer.crawl.fetch.resume import FetchJournal, Recovered, fetched_urls, recovered_batches
 from gossamer.crawl.fetch.segment_sink import CRAWL_FETCH, SegmentSink
-from gossamer.engine import TaskReporter, default_task_count, run_tasks, table_lock
+from gossamer.engine import TaskReporter, crawl_allocators, default_task_count, run_tasks, table_lock
 from gossamer.store import Place, ShareOutput, TableVersion, as_place, batch_to_datums, partition_key_function
 
 LOG = logging.getLogger(__name__)
@@ -346,12 +346,13 @@ def fetch_segment(segment: Place | str, settings: Settings, options: FetchOption
     Holds the segment's lock (``<segment>/.locked``) throughout: a second fetch or a parse
     of the same segment waits ``store.lock.wait.seconds`` or fails with LockedError naming
     the holder.  Raises ValueError / TableError for unusable input,
-    :class:`~gossamer.engine.TaskFailed` when a share fails.
+    :class:`~gossamer.engine.TaskFailed` when a share fails.  The fetch processes run on a crawl's
+    allocators (:func:`~gossamer.engine.crawl_allocators`), as inside ``crawl``.
     """
     options = options or FetchOptions()
     segment = as_place(segment, settings)
     agent_string(settings)  # http.agent.name must be set: fail before starting processes
-    with table_lock(segment, settings):  # one fetch or parse of a segment at a time
+    with table_lock(segment, settings), crawl_allocators():  # one fetch or parse of a segment at a time
         return _fetch_locked(segment, settings, options, progress)
 
 
