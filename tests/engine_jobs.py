@@ -74,6 +74,13 @@ def square_task(value: int, reporter: TaskReporter) -> tuple[int, int]:
     return value * value, os.getpid()
 
 
+def unpicklable_task(value: int, reporter: TaskReporter) -> object:
+    """A task whose result cannot be pickled (a lock) for ``value`` 1, else ``value``."""
+    import threading
+
+    return threading.Lock() if value == 1 else value
+
+
 def failing_task(value: int, reporter: TaskReporter) -> int:
     """A task that raises for ``value`` 1."""
     if value == 1:

@@ -19,6 +19,7 @@ from .engine_jobs import (
     failing_task,
     record_pid_and_sleep,
     square_task,
+    unpicklable_task,
 )
 
 
@@ -101,6 +102,20 @@ def test_a_failed_set_inside_reuse_task_processes_ends_the_kept_processes_and_th
         fresh = run_tasks(Settings(), "again", square_task, [(5,), (6,)])
         assert [square for square, _ in fresh] == [25, 36]
         assert not kept & {pid for _, pid in fresh}
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_task_whose_result_cannot_be_pickled_fails_the_set_instead_of_hanging(kept: bool) -> None:
+    def run() -> None:
+        with pytest.raises(TaskFailed, match="task 1 failed: the result of unpicklable_task cannot be pickled"):
+            run_tasks(Settings(), "locks", unpicklable_task, [(0,), (1,), (2,)])
+        assert [v for v, _ in run_tasks(Settings(), "after", square_task, [(2,), (3,)])] == [4, 9]
+
+    if kept:
+        with reuse_task_processes():
+            run()
+    else:
+        run()
 
 
 def test_processes_of_a_crawl_get_the_allocator_settings_unless_the_environment_has_them(

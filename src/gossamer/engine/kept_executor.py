@@ -34,24 +34,28 @@ from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any
 
-from gossamer.engine.task_workers import PROGRESS, Worker, WorkerPool, borrow_shared_pool, return_shared_pool
+from gossamer.engine.task_workers import (
+    PROGRESS,
+    Worker,
+    WorkerPool,
+    borrow_shared_pool,
+    read_outcome,
+    return_shared_pool,
+)
 
 POLL_SECONDS = 0.25
 
 
 def call_plain(function: Callable[..., Any], args: tuple, reporter: Any) -> tuple[bool, Any]:
-    """Run ``function(*args)`` in a worker: ``(True, result)`` or ``(False, exception)``, both picklable.
+    """Run ``function(*args)`` in a worker: ``(True, result)`` or ``(False, exception)``.
 
-    Checked here because the worker's queue pickles in a background thread: a value that cannot be
-    pickled would be dropped there and its call would never finish.
+    An exception that cannot be pickled is replaced by a :class:`RuntimeError` with its text; a
+    result that cannot be pickled fails the call in the worker (:mod:`~gossamer.engine.task_workers`).
     """
     try:
-        result = function(*args)
+        return True, function(*args)
     except Exception as exc:  # noqa: BLE001 - handed to the driver's future with its type
         return False, exc if _picklable(exc) else RuntimeError(f"{type(exc).__name__}: {exc}")
-    if not _picklable(result):
-        return False, RuntimeError(f"the result of {getattr(function, '__name__', function)!r} cannot be pickled")
-    return True, result
 
 
 def _picklable(value: object) -> bool:
@@ -134,7 +138,7 @@ class KeptExecutor(Executor):
                     continue
                 worker, future = self._running.pop(index)
                 self._free.append(worker)
-                outcome, error = payload
+                outcome, error = read_outcome(payload)
                 ok, value = (False, RuntimeError(error)) if error else outcome
                 if ok:
                     future.set_result(value)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from gossamer.core import Settings
 from gossamer.engine.task_api import CallbackReporter, TaskFailed, TaskProgressFn
-from gossamer.engine.task_workers import PROGRESS, Worker, WorkerPool, die_with_parent, pool_for_set
+from gossamer.engine.task_workers import PROGRESS, Worker, WorkerPool, die_with_parent, pool_for_set, read_outcome
 
 __all__ = ["die_with_parent", "run_local_tasks"]
 
@@ -94,7 +94,7 @@ class _Supervisor:
             if self.progress is not None:
                 self.progress(index, payload)
             return
-        result, error = payload
+        result, error = read_outcome(payload)
         if error:
             raise TaskFailed(f"{self.name}: task {index} failed: {error}")
         self.done[index] = result

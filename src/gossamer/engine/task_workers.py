@@ -2,8 +2,11 @@
 
 A worker is a spawned daemon process running :func:`_worker_main`: it takes
 ``(function, call, index, keep)`` items from its own inbox, runs ``function(*call, reporter)``,
-puts its progress values and then ``(RESULT, index, (result, error))`` on its pool's message
-queue, and ends at ``None``.  It dies with the driver (:func:`die_with_parent`).
+puts its progress values and then ``(RESULT, index, outcome)`` on its pool's message queue, and
+ends at ``None``.  The outcome is ``(result, error)`` pickled by the worker itself
+(:func:`read_outcome` reads it): a result that cannot be pickled becomes an error there, where the
+queue's feeder thread would have dropped the message and left the driver waiting for it forever.
+It dies with the driver (:func:`die_with_parent`).
 
 Outside :func:`reuse_task_processes` a task set gets a pool of its own and every worker ends
 with its task (as "one process per task": no task process outlives the set).  Inside it (the
@@ -22,6 +25,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,15 +49,33 @@ class QueueReporter:
         self.messages.put((PROGRESS, self.index, value))
 
 
+def _pickled_outcome(function: Callable[..., Any], call: tuple, reporter: QueueReporter) -> bytes:
+    """``(result, "")`` or ``(None, error text)`` of ``function(*call, reporter)``, pickled; never raises."""
+    try:
+        outcome = (function(*call, reporter), "")
+    except BaseException as exc:  # noqa: BLE001 - reported to the driver, which fails the set
+        outcome = (None, f"{type(exc).__name__}: {exc}")
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # noqa: BLE001 - whatever stops pickling
+        name = getattr(function, "__name__", repr(function))
+        return pickle.dumps((None, f"the result of {name} cannot be pickled: {type(exc).__name__}: {exc}"))
+
+
+def read_outcome(payload: bytes) -> tuple[Any, str]:
+    """A worker's ``(result, error)`` from its pickled outcome; one that cannot be read is an error."""
+    try:
+        return pickle.loads(payload)
+    except Exception as exc:  # noqa: BLE001 - e.g. an exception class whose constructor differs
+        return None, f"the result cannot be unpickled: {type(exc).__name__}: {exc}"
+
+
 def _worker_main(inbox: Any, messages: Any, parent_pid: int) -> None:
     """Body of a worker: run the inbox's tasks until ``None``, each result queued after its progress."""
     die_with_parent(parent_pid)
     while (item := inbox.get()) is not None:
         function, call, index, keep = item
-        try:
-            outcome = (function(*call, QueueReporter(index, messages)), "")
-        except BaseException as exc:  # noqa: BLE001 - reported to the driver, which fails the set
-            outcome = (None, f"{type(exc).__name__}: {exc}")
+        outcome = _pickled_outcome(function, call, QueueReporter(index, messages))
         messages.put((RESULT, index, outcome))
         del item, function, call, outcome
         if keep:  # what is alive now (modules, plugins, caches) lives on: later collections skip it
