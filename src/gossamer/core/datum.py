@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import struct
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 from gossamer.core.status import CrawlStatus, has_db_status, has_fetch_status, status_name
@@ -74,8 +74,13 @@ class CrawlDatum:
         return has_fetch_status(self.status)
 
     def copy(self) -> CrawlDatum:
-        """An independent copy (the metadata dict is copied too)."""
-        return replace(self, metadata=dict(self.metadata))
+        """An independent copy (the metadata dict is copied too).
+
+        Built positionally (:data:`DATUM_FIELDS` guards the order): several times cheaper than
+        ``dataclasses.replace``, and the fetcher copies a datum per fetched page.
+        """
+        return CrawlDatum(self.status, self.fetch_time, self.retries, self.fetch_interval, self.score,
+                          self.signature, self.modified_time, dict(self.metadata))
 
     def merge_metadata(self, other: dict[str, str]) -> None:
         """Overlay ``other`` on this datum's metadata (other's values win)."""
@@ -109,6 +114,13 @@ class CrawlDatum:
         ]
         lines.extend(f" \t{key}={value}" for key, value in self.metadata.items())
         return "\n".join(lines) + "\n"
+
+
+DATUM_FIELDS = ("status", "fetch_time", "retries", "fetch_interval", "score", "signature", "modified_time",
+                "metadata")
+"""CrawlDatum's fields in order: :meth:`CrawlDatum.copy` builds a copy positionally."""
+if tuple(f.name for f in fields(CrawlDatum)) != DATUM_FIELDS:  # pragma: no cover - guards CrawlDatum.copy
+    raise ImportError("CrawlDatum's fields changed: update CrawlDatum.copy")
 
 
 def to_float32(value: float) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from gossamer.core import (
     META_GENERATE_TIME,
@@ -99,16 +99,8 @@ def keep_old(datum: CrawlDatum, settings: UpdateSettings | Settings) -> bool:
     return not (settings.purge_orphans and datum.status == CrawlStatus.DB_ORPHAN)
 
 
-_DATUM_FIELDS = ("status", "fetch_time", "retries", "fetch_interval", "score", "signature", "modified_time",
-                 "metadata")
-if tuple(f.name for f in fields(CrawlDatum)) != _DATUM_FIELDS:  # pragma: no cover - guards copy_datum
-    raise ImportError("CrawlDatum's fields changed: update copy_datum")
-
-
-def copy_datum(d: CrawlDatum) -> CrawlDatum:
-    """``d.copy()`` (metadata dict copied too), built positionally: several times cheaper than ``replace``."""
-    return CrawlDatum(d.status, d.fetch_time, d.retries, d.fetch_interval, d.score, d.signature, d.modified_time,
-                      dict(d.metadata))
+copy_datum = CrawlDatum.copy
+"""``d.copy()`` (metadata dict copied too), built positionally: several times cheaper than ``replace``."""
 
 
 def latest(datums: Iterable[CrawlDatum]) -> CrawlDatum | None:

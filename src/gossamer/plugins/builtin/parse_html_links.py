@@ -205,21 +205,24 @@ class LinkExtractor:
             href = node.attrs.get(attr)
             if not href or href in seen:
                 continue
-            anchor = ""
-            if tag == "a":
-                anchor = anchor_text(node, limit)
-                if not anchor and node.child is None:  # text means content: the child is looked up only without
-                    continue
-            elif tag == "link":
+            if tag == "link":
                 rel = node.attrs.get("rel")
                 if rel and not RESOURCE_RELS.isdisjoint(rel.lower().split()):
                     continue
             elif tag == "form" and (node.attrs.get("method") or "").strip().lower() == "post":
                 continue
-            seen.add(href)
+            # The target before the anchor text: an href that resolves to nothing (``#top``, ``mailto:``)
+            # needs none, and marking it seen changes nothing (every copy of it resolves to nothing too).
             target = resolve(ctx, href.strip())
             if target is None:
+                seen.add(href)
                 continue
+            anchor = ""
+            if tag == "a":
+                anchor = anchor_text(node, limit)
+                if not anchor and node.child is None:  # text means content: the child is looked up only without
+                    continue
+            seen.add(href)
             targets.append(target)
             anchors.append(anchor)
             tags.append(tag)
