@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     import tantivy
     from selectolax.lexbor import LexborHTMLParser
 
+    from gossamer.plugins.index_batch import IndexBatch
+
 
 class PluginNotConfigured(Exception):
     """Raised by a factory whose configuration is missing; the plugin leaves its chain."""
@@ -283,6 +285,21 @@ class ScoringFilter:
         """Document boost for the index."""
         return init_score
 
+    def indexer_scores(self, docs: list[dict[str, Any] | None], batch: IndexBatch, scores: list[float]) -> None:
+        """Batch form of :meth:`indexer_score`: ``scores[i]`` (page ``i``'s boost so far) changed in place.
+
+        Pages whose ``docs[i]`` is ``None`` are not indexed; their scores do not matter.  Default:
+        :meth:`indexer_score` on each page (:meth:`IndexBatch.page`) when the filter overrides
+        it, else nothing.
+        """
+        if type(self).indexer_score is ScoringFilter.indexer_score:
+            return
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                page = batch.page(i)
+                scores[i] = self.indexer_score(page.url, doc, page.db or page.fetch, page.fetch, page.parse,
+                                               page.inlinks, scores[i])
+
 
 class FetchSchedule(ABC):
     """When to (re)fetch a page (Nutch's FetchSchedule); times in ms, intervals in seconds.
@@ -445,6 +462,22 @@ class IndexingFilter(ABC):
     @abstractmethod
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         """Return the document to index, or ``None``."""
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        """Batch form of :meth:`filter`: the documents of ``batch``'s pages, changed in place.
+
+        ``docs[i]`` is page ``i``'s document, ``None`` when an earlier filter dropped it (leave
+        it so); set it to ``None`` to drop the page, or call :meth:`IndexBatch.fail` for a page
+        whose document cannot be built.  Must give each document exactly what :meth:`filter`
+        gives it.  Default: :meth:`filter` on each page (:meth:`IndexBatch.page`), a
+        ``ValueError`` failing that page only.
+        """
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                try:
+                    docs[i] = self.filter(doc, batch.page(i))
+                except ValueError as exc:
+                    batch.fail(i, exc, docs)
 
 
 class IndexWriter(ABC):

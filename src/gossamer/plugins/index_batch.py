@@ -1,0 +1,103 @@
+"""The pages of one index batch as columns: what the batch forms of indexing and scoring filters read.
+
+The index job hands the indexing filters a whole reduce batch at once
+(:meth:`~gossamer.plugins.api.IndexingFilter.filter_batch`): the pages whose latest fetch and
+parse succeeded, in URL order, one entry per page in every column.  A filter with a batch form
+reads the columns it needs and builds no object per page; a filter with only Nutch's per-document
+form gets each page as an :class:`~gossamer.plugins.api.IndexInput` (:meth:`IndexBatch.page`),
+made on first use and then kept, so a chain may mix both forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from gossamer.core import Inlink
+from gossamer.plugins.api import IndexInput
+
+__all__ = ["IndexBatch", "header"]
+
+
+def header(meta: Mapping[str, str], name: str) -> str:
+    """A header value from content metadata, matched case-insensitively ('' when absent).
+
+    An exact match wins; else the first key (in the map's order) equal to ``name`` but for case.
+    """
+    if name in meta:
+        return meta[name]
+    lower = name.lower()
+    for key, value in meta.items():
+        if key.lower() == lower:
+            return value
+    return ""
+
+
+@dataclass
+class IndexBatch:
+    """Pages ``0 … len - 1`` of one batch, column by column (every list has one entry per page).
+
+    ``titles`` and ``texts`` are the parse's title and text (``""`` when missing),
+    ``content_metadata`` / ``parse_metadata`` the parse data's maps, ``inlinks`` the
+    linkdb's inlinks (empty without a linkdb), ``fetch_times`` / ``modified_times`` the
+    fetch datum's times (epoch ms, 0 when unset), ``scores`` the score of the crawldb
+    datum, else of the fetch datum (what ``indexer_score`` reads), ``signatures`` the
+    fetch datum's signature, else the crawldb datum's.  ``make_page(i)`` builds page ``i``
+    as one object, for per-document forms (:meth:`page`).  :meth:`fail` records a page
+    whose document cannot be built (a ``ValueError``).
+    """
+
+    urls: list[str]
+    segments: list[str]
+    titles: list[str]
+    texts: list[str]
+    content_metadata: list[Mapping[str, str]]
+    parse_metadata: list[Mapping[str, str]]
+    inlinks: list[Sequence[Inlink]]
+    fetch_times: list[int]
+    modified_times: list[int]
+    scores: list[float]
+    signatures: list[bytes | None]
+    make_page: Callable[[int], IndexInput]
+    errors: dict[int, str] = field(default_factory=dict)
+    _pages: dict[int, IndexInput] = field(default_factory=dict)
+    _headers: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of_pages(cls, pages: Sequence[IndexInput]) -> IndexBatch:
+        """A batch of the given page objects (what a caller with :class:`IndexInput` s has)."""
+        batch = cls(
+            urls=[p.url for p in pages], segments=[p.segment for p in pages],
+            titles=[p.parse.data.title or "" for p in pages], texts=[p.parse.text.text or "" for p in pages],
+            content_metadata=[p.parse.data.content_metadata for p in pages],
+            parse_metadata=[p.parse.data.parse_metadata for p in pages], inlinks=[p.inlinks for p in pages],
+            fetch_times=[p.fetch.fetch_time for p in pages], modified_times=[p.fetch.modified_time for p in pages],
+            scores=[(p.db or p.fetch).score for p in pages],
+            signatures=[p.fetch.signature or (p.db.signature if p.db is not None else None) for p in pages],
+            make_page=pages.__getitem__)
+        batch._pages.update(enumerate(pages))
+        return batch
+
+    def header(self, name: str) -> list[str]:
+        """Every page's content-metadata header ``name`` (:func:`header`), computed once per batch and name."""
+        values = self._headers.get(name)
+        if values is None:
+            values = self._headers[name] = [header(meta, name) for meta in self.content_metadata]
+        return values
+
+    def __len__(self) -> int:
+        return len(self.urls)
+
+    def page(self, i: int) -> IndexInput:
+        """Page ``i`` as an :class:`IndexInput` (made once; its URL is :attr:`urls` ``[i]``)."""
+        page = self._pages.get(i)
+        if page is None:
+            page = self._pages[i] = self.make_page(i)
+        if page.url != self.urls[i]:
+            page = self._pages[i] = replace(page, url=self.urls[i])
+        return page
+
+    def fail(self, i: int, error: Exception, docs: list[dict | None]) -> None:  # type: ignore[type-arg]
+        """Page ``i``'s document cannot be built: drop it from ``docs`` and count it as an error."""
+        docs[i] = None
+        self.errors[i] = str(error)
