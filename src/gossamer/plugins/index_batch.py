@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gossamer.core import Inlink
 from gossamer.plugins.api import IndexInput
@@ -61,7 +62,7 @@ class IndexBatch:
     make_page: Callable[[int], IndexInput]
     errors: dict[int, str] = field(default_factory=dict)
     _pages: dict[int, IndexInput] = field(default_factory=dict)
-    _headers: dict[str, list[str]] = field(default_factory=dict)
+    _derived: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def of_pages(cls, pages: Sequence[IndexInput]) -> IndexBatch:
@@ -78,12 +79,20 @@ class IndexBatch:
         batch._pages.update(enumerate(pages))
         return batch
 
+    def derived(self, key: str, compute: Callable[[], list[Any]]) -> list[Any]:
+        """A column derived from the others, one value per page: ``compute()`` once per batch and ``key``.
+
+        Filters share such columns (the content type is read by several); ``key`` names what
+        ``compute`` gives, so two filters asking for one key must mean the same values.
+        """
+        values = self._derived.get(key)
+        if values is None:
+            values = self._derived[key] = compute()
+        return values
+
     def header(self, name: str) -> list[str]:
         """Every page's content-metadata header ``name`` (:func:`header`), computed once per batch and name."""
-        values = self._headers.get(name)
-        if values is None:
-            values = self._headers[name] = [header(meta, name) for meta in self.content_metadata]
-        return values
+        return self.derived("header:" + name, lambda: [header(meta, name) for meta in self.content_metadata])
 
     def __len__(self) -> int:
         return len(self.urls)

@@ -13,12 +13,14 @@ set, keeps every other language out of the index.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_more import header
 from gossamer.plugins.builtin.langid_cache import language_classifier
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 
 CERTAIN_PROBABILITY = 0.9
@@ -27,9 +29,12 @@ _CODE = re.compile(r"^[a-z]{2,3}")
 DECLARED_KEYS = ("lang", "language", "dc.language", "content-language")
 
 
-def declared_language(content_meta: dict[str, str], parse_meta: dict[str, str]) -> str | None:
-    """The primary language code a page declares, or ``None``."""
-    values = [header(content_meta, "Content-Language")] + [parse_meta.get(key, "") for key in DECLARED_KEYS]
+def declared_language(content_meta: Mapping[str, str], parse_meta: Mapping[str, str],
+                      content_language: str | None = None) -> str | None:
+    """The primary language code a page declares, or ``None`` (``content_language``: its header, when known)."""
+    if content_language is None:
+        content_language = header(content_meta, "Content-Language")
+    values = [content_language] + [parse_meta.get(key, "") for key in DECLARED_KEYS]
     for value in values:
         match = _CODE.match(value.strip().lower())
         if match:
@@ -63,20 +68,37 @@ class LanguageIndexingFilter(IndexingFilter):
         return str(code)
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
-        lang: str | None = None
         data = page.parse.data
-        for source in self.policy:
-            if source == "detect":
-                lang = declared_language(data.content_metadata, data.parse_metadata)
-            elif source == "identify":
-                lang = self.identify(self.sample(data.title, page.parse.text.text or ""))
-            if lang and lang != UNKNOWN:
-                break
-        lang = lang or UNKNOWN
+        lang = self.language(data.content_metadata, data.parse_metadata, None, data.title,
+                             page.parse.text.text or "")
         if self.allowed and lang not in self.allowed:
             return None
         doc["lang"] = lang
         return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        declared = batch.header("Content-Language")
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                lang = self.language(batch.content_metadata[i], batch.parse_metadata[i], declared[i],
+                                     batch.titles[i], batch.texts[i])
+                if self.allowed and lang not in self.allowed:
+                    docs[i] = None
+                else:
+                    doc["lang"] = lang
+
+    def language(self, content_meta: Mapping[str, str], parse_meta: Mapping[str, str], content_language: str | None,
+                 title: str, text: str) -> str:
+        """The page's language by ``lang.extraction.policy`` (``unknown`` when no source gives one)."""
+        lang: str | None = None
+        for source in self.policy:
+            if source == "detect":
+                lang = declared_language(content_meta, parse_meta, content_language)
+            elif source == "identify":
+                lang = self.identify(self.sample(title, text))
+            if lang and lang != UNKNOWN:
+                break
+        return lang or UNKNOWN
 
 
 PLUGIN = PluginInfo(

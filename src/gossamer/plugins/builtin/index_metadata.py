@@ -14,6 +14,7 @@ from typing import Any
 
 from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput, PluginNotConfigured
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 
 
@@ -37,14 +38,26 @@ class MetadataIndexingFilter(IndexingFilter):
                 out[key] = [v.strip() for v in value.split(self.separator) if v.strip()] if self.separator else value
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
+        self._fill(doc, page.parse.data.parse_metadata, page.parse.data.content_metadata,
+                   page.db.metadata if page.db is not None else None)
+        return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                db = batch.page(i).db if self.db_keys else None  # the crawldb's metadata: only when asked for
+                self._fill(doc, batch.parse_metadata[i], batch.content_metadata[i],
+                           db.metadata if db is not None else None)
+
+    def _fill(self, doc: dict[str, Any], parse_metadata: Mapping[str, str], content_metadata: Mapping[str, str],
+              db_metadata: Mapping[str, str] | None) -> None:
         meta: dict[str, Any] = {}
-        self._copy(meta, page.parse.data.parse_metadata, self.parse_keys)
-        self._copy(meta, page.parse.data.content_metadata, self.content_keys)
-        if page.db is not None:
-            self._copy(meta, page.db.metadata, self.db_keys)
+        self._copy(meta, parse_metadata, self.parse_keys)
+        self._copy(meta, content_metadata, self.content_keys)
+        if db_metadata is not None:
+            self._copy(meta, db_metadata, self.db_keys)
         if meta:
             doc["meta"] = meta
-        return doc
 
 
 PLUGIN = PluginInfo(
