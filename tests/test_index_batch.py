@@ -9,7 +9,7 @@ import pytest
 from gossamer.core import CrawlDatum, CrawlStatus, Inlink, InlinkList, Settings
 from gossamer.index.document_values import DELETE, SKIP, indexed_parse
 from gossamer.index.documents import DocumentBuilder, IndexOptions
-from gossamer.plugins import IndexBatch, IndexingFilter, IndexInput, PluginRepository, ScoringFilter
+from gossamer.plugins import IndexBatch, IndexingFilter, IndexInput, MetadataColumn, PluginRepository, ScoringFilter
 from gossamer.plugins.builtin.htmlfilter_opening import OPENING_KEY
 from gossamer.plugins.index_batch import header
 
@@ -182,3 +182,26 @@ def test_another_chain_order_builds_what_per_document_forms_build() -> None:
     items = pages()
     assert builder.documents(IndexBatch.of_pages(items), [None] * len(items), lambda _: None) == \
         reference.documents(IndexBatch.of_pages(items), [None] * len(items), lambda _: None)
+
+
+@pytest.mark.parametrize("rows", [
+    [[("Content-Type", "a"), ("content-type", "b"), ("X", "1"), ("X", "2")], None, [], [("CONTENT-TYPE", "c")],
+     [("content-language", "de"), ("Content-Language", "en")],
+     [("CONTENT-language", "fr"), ("content-LANGUAGE", "it")]],
+    [[("Content-Type", "a")], [("\u212aey", "kelvin"), ("content-type", "b")]],  # a non-ASCII key: read as mappings
+    [[("Content-Type", None), ("content-type", "b")], [("X", None)]],  # a null value: read as mappings
+    [None, None],
+])
+def test_arrow_metadata_reads_what_the_mappings_hold(rows: list[Any]) -> None:
+    import pyarrow as pa
+
+    from gossamer.index.job import METADATA, _map_dicts
+    from gossamer.index.page_rows import ArrowMetadata
+
+    column = pa.array([[("skip", "me")], *rows], METADATA).slice(1)
+    maps = [m or {} for m in _map_dicts(column)]
+    arrow, plain = ArrowMetadata(column, lambda: maps), MetadataColumn(maps)
+    for name in ("Content-Type", "content-type", "Content-Language", "X", "Key", "missing"):
+        assert arrow.values(name) == plain.values(name) == [m.get(name) for m in maps]
+        assert arrow.headers(name) == plain.headers(name) == [header(m, name) for m in maps]
+    assert arrow.maps == maps

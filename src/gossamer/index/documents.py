@@ -160,7 +160,8 @@ class DocumentBuilder:
     def documents(self, batch: IndexBatch, node_scores: list[float | None],
                   report: Callable[[str], None]) -> list[Result | None]:
         """:meth:`document` for every page of ``batch`` at once; ``None`` for a page in ``batch.errors``."""
-        results: list[Result | None] = [self._admit(batch, i, report) for i in range(len(batch))]
+        robots = batch.parse.values("robots")
+        results: list[Result | None] = [self._admit(batch, i, robots[i], report) for i in range(len(batch))]
         docs: list[dict[str, Any] | None] = [{} if result is None else None for result in results]
         reasons: dict[int, str] = {}
         dropped = docs.count(None)
@@ -175,17 +176,18 @@ class DocumentBuilder:
         apply = self.analysis.apply
         docs = [None if doc is None else apply(doc) for doc in docs]
         boosts = self._static_ranks(docs, batch, node_scores)
+        digests, locators = batch.content.values(DIGEST_KEY), batch.content.values(WARC_RECORD_KEY)
         for i, doc in enumerate(docs):
             if doc is not None:
-                results[i] = (batch.urls[i], ADD, self._core(doc, batch, i, boosts[i]), "")
+                results[i] = (batch.urls[i], ADD, self._core(doc, batch, i, boosts[i], digests[i], locators[i]), "")
             elif results[i] is None and i not in batch.errors:
                 results[i] = (batch.urls[i], DELETE if self.delete_skipped else SKIP, None, reasons[i])
         return results
 
-    def _admit(self, batch: IndexBatch, i: int, report: Callable[[str], None]) -> Result | None:
+    def _admit(self, batch: IndexBatch, i: int, robots: str | None, report: Callable[[str], None]) -> Result | None:
         """Page ``i``'s result when robots ``noindex`` or the URL chain keeps it from the filters, else ``None``."""
         url = batch.urls[i]
-        words = robots_words(batch.parse_metadata[i].get("robots", ""))
+        words = robots_words(robots or "")
         if "noindex" in words or "none" in words:
             return url, DELETE, None, "skipped_robots_noindex"
         if self.chain is not None:
@@ -207,7 +209,8 @@ class DocumentBuilder:
             scoring.indexer_scores(docs, batch, boosts)
         return boosts
 
-    def _core(self, doc: dict[str, Any], batch: IndexBatch, i: int, boost: float) -> dict[str, Any]:
+    def _core(self, doc: dict[str, Any], batch: IndexBatch, i: int, boost: float, digest: str | None,
+              locator: str | None) -> dict[str, Any]:
         doc["id"] = batch.urls[i]
         doc["boost"] = float(boost)
         doc["segment"] = batch.segments[i]
@@ -215,11 +218,9 @@ class DocumentBuilder:
         if isinstance(site, str):
             doc["site_hash"] = zlib.crc32(site.encode("utf-8"))
         signature = batch.signatures[i]
-        content_metadata = batch.content_metadata[i]
-        digest = content_metadata.get(DIGEST_KEY) or (signature.hex() if signature else "")
+        digest = digest or (signature.hex() if signature else "")
         if digest:
             doc["digest"] = digest
-        locator = content_metadata.get(WARC_RECORD_KEY)
         if locator:
             doc["warc"] = f"{batch.segments[i]}/{locator}"
         return doc

@@ -40,6 +40,7 @@ from gossamer.index.documents import (
     IndexOptions,
 )
 from gossamer.index.embeddings import embedder
+from gossamer.index.page_rows import LazyColumns
 from gossamer.plugins import settings_key
 from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER, Place, TableVersion, table_present
 
@@ -108,7 +109,7 @@ class IndexReducer:
         if len(urls) == 0:
             return
         rows = batch.filter(pc.is_in(batch.column("url"), value_set=urls))
-        columns = LazyColumns(rows)
+        columns = LazyColumns(rows, _pylist)
         builder: DocumentBuilder = ctx.cached(settings_key(ctx.settings, "index-builder", self.options),
                                               lambda: DocumentBuilder(ctx.settings, self.options))
         out_urls: list[str] = []
@@ -125,22 +126,6 @@ class IndexReducer:
             yield pa.RecordBatch.from_arrays([pa.array(out_urls, pa.string()), pa.array(out_actions, pa.uint8()),
                                               pa.array(out_docs, pa.large_string()),
                                               _vectors(ctx, len(out_urls), embed)], schema=ACTIONS_SCHEMA)
-
-
-class LazyColumns(dict[str, list[Any]]):
-    """A batch's columns as Python lists (:func:`_pylist`), each converted when first read.
-
-    The builder's batch forms never read some columns (a datum's metadata, retries and interval
-    are only needed for a page handed to a per-document filter as an object).
-    """
-
-    def __init__(self, batch: pa.RecordBatch) -> None:
-        super().__init__()
-        self.batch = batch
-
-    def __missing__(self, name: str) -> list[Any]:
-        value = self[name] = _pylist(self.batch.column(name))
-        return value
 
 
 def _vectors(ctx: TaskContext, n: int, texts: list[tuple[int, str]]) -> pa.Array:

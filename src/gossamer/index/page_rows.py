@@ -10,9 +10,12 @@ from the column lists: no datum or parse object per page unless a per-document f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from gossamer.core import CrawlDatum, CrawlStatus, Inlink, InlinkList, ParseStatusCode
 from gossamer.engine import TaskContext
@@ -28,7 +31,7 @@ from gossamer.index.document_values import (
     KIND_PARSE_TEXT,
     indexed_parse,
 )
-from gossamer.plugins import IndexBatch, IndexInput
+from gossamer.plugins import IndexBatch, IndexInput, MetadataColumn
 
 _DELETE_FETCH = frozenset({CrawlStatus.FETCH_GONE, CrawlStatus.FETCH_REDIR_TEMP, CrawlStatus.FETCH_REDIR_PERM})
 _FETCH_STATUSES = frozenset({CrawlStatus.FETCH_SUCCESS, CrawlStatus.FETCH_RETRY, CrawlStatus.FETCH_NOTMODIFIED,
@@ -36,7 +39,8 @@ _FETCH_STATUSES = frozenset({CrawlStatus.FETCH_SUCCESS, CrawlStatus.FETCH_RETRY,
 Outcome = tuple[str, int, bytes | None, str | None] | int | None
 """A URL's outcome: its action already decided (a delete), ``None`` (nothing), or the number of its page."""
 
-__all__ = ["ADD", "DELETE", "Outcome", "PageRows", "datum", "group_rows", "page_batch"]
+__all__ = ["ADD", "DELETE", "ArrowMetadata", "LazyColumns", "Outcome", "PageRows", "datum", "group_rows",
+           "page_batch"]
 
 
 def datum(columns: dict[str, list[Any]], j: int) -> CrawlDatum:
@@ -146,23 +150,81 @@ def group_rows(columns: dict[str, list[Any]], n: int, delete_gone: bool, skip_no
     return outcomes, pages
 
 
+class LazyColumns(dict[str, list[Any]]):
+    """A batch's columns as Python lists (``convert``: the job's conversion), each converted when first read.
+
+    The builder's batch forms never read some columns (a datum's metadata, retries and interval
+    are only needed for a page handed to a per-document filter as an object).
+    """
+
+    def __init__(self, batch: pa.RecordBatch, convert: Callable[[pa.Array], list[Any]]) -> None:
+        super().__init__()
+        self.batch = batch
+        self.convert = convert
+
+    def __missing__(self, name: str) -> list[Any]:
+        value = self[name] = self.convert(self.batch.column(name))
+        return value
+
+
+class ArrowMetadata(MetadataColumn):
+    """A metadata column looked up in its Arrow map column (``pyarrow.compute.map_lookup``): no dict per page.
+
+    Gives what the mappings give (``maps``, made only if a filter asks for them): a key's value is
+    its last occurrence (as ``dict`` of the pairs keeps it); a header is the exact key's value, else
+    the first key equal but for case.  When keys are not all ASCII (Arrow's and Python's case
+    folding could differ) or a value is null (a null lookup would not mean "absent"), headers are
+    read from the mappings.
+    """
+
+    def __init__(self, column: pa.Array, maps: Callable[[], Sequence[Mapping[str, str]]]) -> None:
+        super().__init__(maps)
+        if column.offset:  # a slice: made whole (the case-folded copy needs offsets from 0)
+            column = column.take(pa.array(range(len(column)), pa.int64()))
+        self.column = column
+        keys = column.keys
+        self._foldable = column.items.null_count == 0 and (len(keys) == 0 or pc.all(pc.string_is_ascii(keys)).as_py())
+        self._folded: pa.Array | None = None
+
+    def _lookup(self, key: str) -> list[str | None]:
+        return pc.map_lookup(self.column, pa.scalar(key, pa.string()), "last").to_pylist()
+
+    def _header(self, name: str) -> list[str]:
+        if not (self._foldable and name.isascii()):
+            return super()._header(name)
+        if self._folded is None:
+            self._folded = pa.MapArray.from_arrays(self.column.offsets, pc.ascii_lower(self.column.keys),
+                                                   self.column.items, mask=self.column.is_null())
+        exact = pc.map_lookup(self.column, pa.scalar(name, pa.string()), "last")
+        folded = pc.map_lookup(self._folded, pa.scalar(name.lower(), pa.string()), "first")
+        return pc.fill_null(pc.coalesce(exact, folded), "").to_pylist()
+
+
 def page_batch(columns: dict[str, list[Any]], pages: PageRows) -> IndexBatch:
     """``pages`` as an :class:`IndexBatch` (its URLs a copy: the URL chain may change them)."""
     fetch, data, db = pages.fetch, pages.data, pages.db
-    titles, cmeta, pmeta = columns["title"], columns["content_metadata"], columns["parse_metadata"]
+    titles = columns["title"]
+
+    def metadata(name: str) -> MetadataColumn:
+        def maps() -> list[Mapping[str, str]]:
+            values = columns[name]
+            return [values[j] or {} for j in data]
+        if isinstance(columns, LazyColumns):
+            return ArrowMetadata(columns.batch.column(name).take(pa.array(data, pa.int64())), maps)
+        return MetadataColumn(maps)
     times, modified, scores, signatures = (columns["fetch_time"], columns["modified_time"], columns["score"],
                                            columns["signature"])
 
     def make_page(i: int) -> IndexInput:
         d, j = db[i], data[i]
-        parse = indexed_parse(titles[j] or "", cmeta[j] or (), pmeta[j] or (), pages.texts[i])
+        parse = indexed_parse(titles[j] or "", batch.content_metadata[i], batch.parse_metadata[i], pages.texts[i])
         return IndexInput(batch.urls[i], None if d is None else datum(columns, d), datum(columns, fetch[i]), parse,
                           pages.inlinks[i], pages.segments[i])
 
     batch = IndexBatch(
         urls=list(pages.urls), segments=pages.segments, titles=[titles[j] or "" for j in data],
-        texts=[text or "" for text in pages.texts], content_metadata=[cmeta[j] or {} for j in data],
-        parse_metadata=[pmeta[j] or {} for j in data], inlinks=pages.inlinks,
+        texts=[text or "" for text in pages.texts], content=metadata("content_metadata"),
+        parse=metadata("parse_metadata"), inlinks=pages.inlinks,
         fetch_times=[times[j] or 0 for j in fetch], modified_times=[modified[j] or 0 for j in fetch],
         scores=[(scores[j] if d is None else scores[d]) or 0.0 for j, d in zip(fetch, db, strict=True)],
         signatures=[signatures[j] or (None if d is None else signatures[d]) for j, d in zip(fetch, db, strict=True)],

@@ -33,7 +33,7 @@ from gossamer.plugins.api import (
     URLFilter,
     URLNormalizer,
 )
-from gossamer.plugins.index_batch import IndexBatch
+from gossamer.plugins.index_batch import IndexBatch, MetadataColumn
 from gossamer.plugins.protocols import ProtocolSelector
 from gossamer.plugins.registry import ENTRY_POINT_GROUP, PluginInfo, PluginRepository, PluginState, discover
 from gossamer.plugins.support.urlscreen import valid_url_mask
@@ -45,6 +45,7 @@ __all__ = [
     "FetchSchedule",
     "HtmlParseFilter",
     "IndexBatch",
+    "MetadataColumn",
     "IndexField",
     "IndexInput",
     "IndexWriter",

@@ -17,7 +17,7 @@ from typing import Any
 from gossamer.core import Inlink
 from gossamer.plugins.api import IndexInput
 
-__all__ = ["IndexBatch", "header"]
+__all__ = ["IndexBatch", "MetadataColumn", "header"]
 
 
 def header(meta: Mapping[str, str], name: str) -> str:
@@ -34,12 +34,53 @@ def header(meta: Mapping[str, str], name: str) -> str:
     return ""
 
 
+class MetadataColumn:
+    """One metadata map per page (content or parse metadata), read one key at a time for every page.
+
+    This form holds the maps as mappings (or makes them on first use, ``maps`` a callable);
+    the index job uses a subclass that looks the keys up in its Arrow column instead, with the same
+    results.  Each key's values are computed once.
+    """
+
+    def __init__(self, maps: Sequence[Mapping[str, str]] | Callable[[], Sequence[Mapping[str, str]]]) -> None:
+        self._maps = maps
+        self._values: dict[tuple[str, bool], list[Any]] = {}
+
+    @property
+    def maps(self) -> Sequence[Mapping[str, str]]:
+        """The maps themselves, one per page."""
+        if callable(self._maps):
+            self._maps = self._maps()
+        return self._maps
+
+    def values(self, key: str) -> list[str | None]:
+        """Every page's value of ``key`` (``map.get(key)``)."""
+        cached = self._values.get((key, False))
+        if cached is None:
+            cached = self._values[key, False] = self._lookup(key)
+        return cached
+
+    def headers(self, name: str) -> list[str]:
+        """Every page's value of header ``name`` (:func:`header`: case-insensitive, ``""`` when absent)."""
+        cached = self._values.get((name, True))
+        if cached is None:
+            cached = self._values[name, True] = self._header(name)
+        return cached
+
+    def _lookup(self, key: str) -> list[str | None]:
+        return [meta.get(key) for meta in self.maps]
+
+    def _header(self, name: str) -> list[str]:
+        return [header(meta, name) for meta in self.maps]
+
+
 @dataclass
 class IndexBatch:
     """Pages ``0 … len - 1`` of one batch, column by column (every list has one entry per page).
 
     ``titles`` and ``texts`` are the parse's title and text (``""`` when missing),
-    ``content_metadata`` / ``parse_metadata`` the parse data's maps, ``inlinks`` the
+    ``content`` / ``parse`` the parse data's content and parse metadata (:class:`MetadataColumn`;
+    :attr:`content_metadata` / :attr:`parse_metadata` the maps themselves), ``inlinks`` the
     linkdb's inlinks (empty without a linkdb), ``fetch_times`` / ``modified_times`` the
     fetch datum's times (epoch ms, 0 when unset), ``scores`` the score of the crawldb
     datum, else of the fetch datum (what ``indexer_score`` reads), ``signatures`` the
@@ -52,8 +93,8 @@ class IndexBatch:
     segments: list[str]
     titles: list[str]
     texts: list[str]
-    content_metadata: list[Mapping[str, str]]
-    parse_metadata: list[Mapping[str, str]]
+    content: MetadataColumn
+    parse: MetadataColumn
     inlinks: list[Sequence[Inlink]]
     fetch_times: list[int]
     modified_times: list[int]
@@ -70,8 +111,8 @@ class IndexBatch:
         batch = cls(
             urls=[p.url for p in pages], segments=[p.segment for p in pages],
             titles=[p.parse.data.title or "" for p in pages], texts=[p.parse.text.text or "" for p in pages],
-            content_metadata=[p.parse.data.content_metadata for p in pages],
-            parse_metadata=[p.parse.data.parse_metadata for p in pages], inlinks=[p.inlinks for p in pages],
+            content=MetadataColumn([p.parse.data.content_metadata for p in pages]),
+            parse=MetadataColumn([p.parse.data.parse_metadata for p in pages]), inlinks=[p.inlinks for p in pages],
             fetch_times=[p.fetch.fetch_time for p in pages], modified_times=[p.fetch.modified_time for p in pages],
             scores=[(p.db or p.fetch).score for p in pages],
             signatures=[p.fetch.signature or (p.db.signature if p.db is not None else None) for p in pages],
@@ -90,9 +131,19 @@ class IndexBatch:
             values = self._derived[key] = compute()
         return values
 
+    @property
+    def content_metadata(self) -> Sequence[Mapping[str, str]]:
+        """Every page's content metadata as a mapping (made on first use in the index job)."""
+        return self.content.maps
+
+    @property
+    def parse_metadata(self) -> Sequence[Mapping[str, str]]:
+        """Every page's parse metadata as a mapping (made on first use in the index job)."""
+        return self.parse.maps
+
     def header(self, name: str) -> list[str]:
         """Every page's content-metadata header ``name`` (:func:`header`), computed once per batch and name."""
-        return self.derived("header:" + name, lambda: [header(meta, name) for meta in self.content_metadata])
+        return self.content.headers(name)
 
     def __len__(self) -> int:
         return len(self.urls)

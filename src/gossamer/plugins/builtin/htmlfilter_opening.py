@@ -249,9 +249,9 @@ class OpeningIndexingFilter(IndexingFilter):
         return doc
 
     def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
-        for i, (doc, meta) in enumerate(zip(docs, batch.parse_metadata, strict=True)):
+        for i, (doc, opening) in enumerate(zip(docs, batch.parse.values(OPENING_KEY), strict=True)):
             if doc is not None:
-                self._fill(doc, meta.get(OPENING_KEY), lambda i=i: mime_types(batch)[i], batch.texts[i])
+                self._fill(doc, opening, lambda i=i: mime_types(batch)[i], batch.texts[i])
 
     def _fill(self, doc: dict[str, Any], opening: str | None, mime: Callable[[], str], text: str) -> None:
         """``opening`` (the parse's), else for a page that is not HTML (``mime()``) the start of ``text``."""

@@ -13,7 +13,7 @@ set, keeps every other language out of the index.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gossamer.core import Settings
@@ -29,12 +29,14 @@ _CODE = re.compile(r"^[a-z]{2,3}")
 DECLARED_KEYS = ("lang", "language", "dc.language", "content-language")
 
 
-def declared_language(content_meta: Mapping[str, str], parse_meta: Mapping[str, str],
-                      content_language: str | None = None) -> str | None:
-    """The primary language code a page declares, or ``None`` (``content_language``: its header, when known)."""
-    if content_language is None:
-        content_language = header(content_meta, "Content-Language")
-    values = [content_language] + [parse_meta.get(key, "") for key in DECLARED_KEYS]
+def declared_language(content_meta: Mapping[str, str], parse_meta: Mapping[str, str]) -> str | None:
+    """The primary language code a page declares, or ``None``."""
+    return declared_code([header(content_meta, "Content-Language")]
+                         + [parse_meta.get(key, "") for key in DECLARED_KEYS])
+
+
+def declared_code(values: list[str]) -> str | None:
+    """The first language code of ``values`` (the Content-Language header, then :data:`DECLARED_KEYS`), or ``None``."""
     for value in values:
         match = _CODE.match(value.strip().lower())
         if match:
@@ -69,7 +71,7 @@ class LanguageIndexingFilter(IndexingFilter):
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         data = page.parse.data
-        lang = self.language(data.content_metadata, data.parse_metadata, None, data.title,
+        lang = self.language(lambda: declared_language(data.content_metadata, data.parse_metadata), data.title,
                              page.parse.text.text or "")
         if self.allowed and lang not in self.allowed:
             return None
@@ -77,23 +79,23 @@ class LanguageIndexingFilter(IndexingFilter):
         return doc
 
     def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
-        declared = batch.header("Content-Language")
+        header_values = batch.header("Content-Language")
+        keys = [batch.parse.values(key) for key in DECLARED_KEYS] if "detect" in self.policy else []
         for i, doc in enumerate(docs):
             if doc is not None:
-                lang = self.language(batch.content_metadata[i], batch.parse_metadata[i], declared[i],
+                lang = self.language(lambda i=i: declared_code([header_values[i]] + [v[i] or "" for v in keys]),
                                      batch.titles[i], batch.texts[i])
                 if self.allowed and lang not in self.allowed:
                     docs[i] = None
                 else:
                     doc["lang"] = lang
 
-    def language(self, content_meta: Mapping[str, str], parse_meta: Mapping[str, str], content_language: str | None,
-                 title: str, text: str) -> str:
-        """The page's language by ``lang.extraction.policy`` (``unknown`` when no source gives one)."""
+    def language(self, declared: Callable[[], str | None], title: str, text: str) -> str:
+        """The page's language by ``lang.extraction.policy`` (``declared()``: what it declares; ``unknown``: none)."""
         lang: str | None = None
         for source in self.policy:
             if source == "detect":
-                lang = declared_language(content_meta, parse_meta, content_language)
+                lang = declared()
             elif source == "identify":
                 lang = self.identify(self.sample(title, text))
             if lang and lang != UNKNOWN:

@@ -33,31 +33,35 @@ class MetadataIndexingFilter(IndexingFilter):
 
     def _copy(self, out: dict[str, Any], source: Mapping[str, str], keys: list[str]) -> None:
         for key in keys:
-            value = source.get(key)
-            if value:
-                out[key] = [v.strip() for v in value.split(self.separator) if v.strip()] if self.separator else value
+            self._set(out, key, source.get(key))
+
+    def _set(self, out: dict[str, Any], key: str, value: str | None) -> None:
+        if value:
+            out[key] = [v.strip() for v in value.split(self.separator) if v.strip()] if self.separator else value
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
-        self._fill(doc, page.parse.data.parse_metadata, page.parse.data.content_metadata,
-                   page.db.metadata if page.db is not None else None)
+        meta: dict[str, Any] = {}
+        self._copy(meta, page.parse.data.parse_metadata, self.parse_keys)
+        self._copy(meta, page.parse.data.content_metadata, self.content_keys)
+        if page.db is not None:
+            self._copy(meta, page.db.metadata, self.db_keys)
+        if meta:
+            doc["meta"] = meta
         return doc
 
     def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        columns = [(key, batch.parse.values(key)) for key in self.parse_keys] + \
+            [(key, batch.content.values(key)) for key in self.content_keys]
         for i, doc in enumerate(docs):
             if doc is not None:
+                meta: dict[str, Any] = {}
+                for key, values in columns:
+                    self._set(meta, key, values[i])
                 db = batch.page(i).db if self.db_keys else None  # the crawldb's metadata: only when asked for
-                self._fill(doc, batch.parse_metadata[i], batch.content_metadata[i],
-                           db.metadata if db is not None else None)
-
-    def _fill(self, doc: dict[str, Any], parse_metadata: Mapping[str, str], content_metadata: Mapping[str, str],
-              db_metadata: Mapping[str, str] | None) -> None:
-        meta: dict[str, Any] = {}
-        self._copy(meta, parse_metadata, self.parse_keys)
-        self._copy(meta, content_metadata, self.content_keys)
-        if db_metadata is not None:
-            self._copy(meta, db_metadata, self.db_keys)
-        if meta:
-            doc["meta"] = meta
+                if db is not None:
+                    self._copy(meta, db.metadata, self.db_keys)
+                if meta:
+                    doc["meta"] = meta
 
 
 PLUGIN = PluginInfo(
