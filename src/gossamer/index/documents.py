@@ -42,13 +42,6 @@ from gossamer.index.analysis import Analysis
 from gossamer.index.document_values import (
     ADD,
     DELETE,
-    DELETE_DB_STATUSES,
-    KIND_DB,
-    KIND_FETCH,
-    KIND_LINKS,
-    KIND_NODE,
-    KIND_PARSE_DATA,
-    KIND_PARSE_TEXT,
     SKIP,
     JsonDocument,
     document_json,
@@ -65,9 +58,8 @@ STATIC_RANKS = ("scoring", "linkrank", "none")
 Result = tuple[str, int, dict[str, Any] | None, str]
 """``(url, action, document, reason)`` of one page (see :meth:`DocumentBuilder.document`)."""
 
-__all__ = ["ADD", "DELETE", "DELETE_DB_STATUSES", "KIND_DB", "KIND_FETCH", "KIND_LINKS", "KIND_NODE",
-           "KIND_PARSE_DATA", "KIND_PARSE_TEXT", "SKIP", "STATIC_RANKS", "DocumentBuilder", "IndexOptions",
-           "JsonDocument", "document_json", "document_json_bytes", "indexed_parse", "json_value"]
+__all__ = ["ADD", "DELETE", "SKIP", "STATIC_RANKS", "DocumentBuilder", "IndexOptions", "JsonDocument",
+           "document_json", "document_json_bytes", "indexed_parse", "json_value"]
 
 
 @dataclass(frozen=True)

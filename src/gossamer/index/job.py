@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from gossamer.core import InlinkList
 from gossamer.engine import Input, Job, TableSource, TaskContext
-from gossamer.index.documents import (
+from gossamer.index.document_values import (
     DELETE_DB_STATUSES,
     KIND_DB,
     KIND_FETCH,
@@ -36,9 +36,8 @@ from gossamer.index.documents import (
     KIND_NODE,
     KIND_PARSE_DATA,
     KIND_PARSE_TEXT,
-    DocumentBuilder,
-    IndexOptions,
 )
+from gossamer.index.documents import DocumentBuilder, IndexOptions
 from gossamer.index.embeddings import embedder
 from gossamer.index.page_rows import LazyColumns
 from gossamer.plugins import settings_key
