@@ -57,6 +57,8 @@ STATIC_RANKS = ("scoring", "linkrank", "none")
 """Values of ``index.static.rank``: the scoring filters' ``indexer_score``, the web graph's LinkRank, 1.0."""
 Result = tuple[str, int, dict[str, Any] | None, str]
 """``(url, action, document, reason)`` of one page (see :meth:`DocumentBuilder.document`)."""
+CHUNK_PAGES = 512
+"""Pages the filters get at once: enough to spread a batch's fixed costs, few enough to keep its documents small."""
 
 __all__ = ["ADD", "DELETE", "SKIP", "STATIC_RANKS", "DocumentBuilder", "IndexOptions", "JsonDocument",
            "document_json", "document_json_bytes", "indexed_parse", "json_value"]
@@ -99,11 +101,19 @@ class DocumentBuilder:
         ``ValueError``) is counted as ``skipped_error`` and reported.
         """
         outcomes, pages = group_rows(columns, n, self.options.delete_gone, self.skip_notmodified, ctx)
-        batch = page_batch(columns, pages)
-        results = self.documents(batch, pages.node_scores, ctx.report)
+        base = 0  # the pages of one chunk at a time: their documents live only until encoded
+        results: list[Result | None] = []
+        errors: dict[int, str] = {}
         for outcome in outcomes:
             if isinstance(outcome, int):
-                outcome = self._action(pages.urls[outcome], batch.errors.get(outcome), results[outcome], ctx)
+                if outcome >= base + len(results):  # pages come in order: the next chunk
+                    base = outcome
+                    chunk = pages.slice(base, base + CHUNK_PAGES)
+                    batch = page_batch(columns, chunk)
+                    results, errors = self.documents(batch, chunk.node_scores, ctx.report), batch.errors
+                k = outcome - base
+                outcome = self._action(pages.urls[outcome], errors.get(k), results[k], ctx)
+                results[k] = None
             if outcome is not None:
                 ctx.count("docs_added" if outcome[1] == ADD else "docs_deleted")
                 yield outcome

@@ -71,6 +71,12 @@ class PageRows:
     segments: list[str] = field(default_factory=list)
     node_scores: list[float | None] = field(default_factory=list)
 
+    def slice(self, start: int, end: int) -> PageRows:
+        """Pages ``start`` … ``end - 1``."""
+        return PageRows(self.urls[start:end], self.db[start:end], self.fetch[start:end], self.data[start:end],
+                        self.texts[start:end], self.inlinks[start:end], self.segments[start:end],
+                        self.node_scores[start:end])
+
 
 def group_rows(columns: dict[str, list[Any]], n: int, delete_gone: bool, skip_notmodified: bool,
                ctx: TaskContext) -> tuple[list[Outcome], PageRows]:
@@ -217,16 +223,17 @@ def page_batch(columns: dict[str, list[Any]], pages: PageRows) -> IndexBatch:
 
     def make_page(i: int) -> IndexInput:
         d, j = db[i], data[i]
-        parse = indexed_parse(titles[j] or "", batch.content_metadata[i], batch.parse_metadata[i], pages.texts[i])
-        return IndexInput(batch.urls[i], None if d is None else datum(columns, d), datum(columns, fetch[i]), parse,
+        parse = indexed_parse(titles[j] or "", content.maps[i], parse_meta.maps[i], pages.texts[i])
+        # the URL as read: IndexBatch.page gives it the batch's (the URL chain's) URL; no reference to the
+        # batch here, which would make a cycle holding the batch and its columns until a collection
+        return IndexInput(pages.urls[i], None if d is None else datum(columns, d), datum(columns, fetch[i]), parse,
                           pages.inlinks[i], pages.segments[i])
 
-    batch = IndexBatch(
+    content, parse_meta = metadata("content_metadata"), metadata("parse_metadata")
+    return IndexBatch(
         urls=list(pages.urls), segments=pages.segments, titles=[titles[j] or "" for j in data],
-        texts=[text or "" for text in pages.texts], content=metadata("content_metadata"),
-        parse=metadata("parse_metadata"), inlinks=pages.inlinks,
+        texts=[text or "" for text in pages.texts], content=content, parse=parse_meta, inlinks=pages.inlinks,
         fetch_times=[times[j] or 0 for j in fetch], modified_times=[modified[j] or 0 for j in fetch],
         scores=[(scores[j] if d is None else scores[d]) or 0.0 for j, d in zip(fetch, db, strict=True)],
         signatures=[signatures[j] or (None if d is None else signatures[d]) for j, d in zip(fetch, db, strict=True)],
         make_page=make_page)
-    return batch
