@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     import tantivy
     from selectolax.lexbor import LexborHTMLParser
 
-    from gossamer.plugins.index_batch import IndexBatch
-
 
 class PluginNotConfigured(Exception):
     """Raised by a factory whose configuration is missing; the plugin leaves its chain."""
@@ -285,7 +283,7 @@ class ScoringFilter:
         """Document boost for the index."""
         return init_score
 
-    def indexer_scores(self, docs: list[dict[str, Any] | None], batch: IndexBatch, scores: list[float]) -> None:
+    def indexer_scores(self, docs: list[dict[str, Any] | None], batch: PageBatch, scores: list[float]) -> None:
         """Batch form of :meth:`indexer_score`: ``scores[i]`` (page ``i``'s boost so far) changed in place.
 
         Pages whose ``docs[i]`` is ``None`` are not indexed; their scores do not matter.  Default:
@@ -448,6 +446,16 @@ class IndexInput:
     segment: str
 
 
+class PageBatch(TypingProtocol):
+    """What the default batch forms read of the index job's batch (:class:`gossamer.plugins.IndexBatch`)."""
+
+    def page(self, i: int) -> IndexInput:
+        """Page ``i`` as one object."""
+
+    def fail(self, i: int, error: Exception, docs: list[dict[str, Any] | None]) -> None:
+        """Page ``i``'s document cannot be built."""
+
+
 class IndexingFilter(ABC):
     """Adds fields to (or vetoes) a document being indexed.
 
@@ -463,10 +471,11 @@ class IndexingFilter(ABC):
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         """Return the document to index, or ``None``."""
 
-    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: PageBatch) -> None:
         """Batch form of :meth:`filter`: the documents of ``batch``'s pages, changed in place.
 
-        ``docs[i]`` is page ``i``'s document, ``None`` when an earlier filter dropped it (leave
+        ``batch`` is a :class:`gossamer.plugins.IndexBatch`: the pages as columns.  ``docs[i]`` is
+        page ``i``'s document, ``None`` when an earlier filter dropped it (leave
         it so); set it to ``None`` to drop the page, or call :meth:`IndexBatch.fail` for a page
         whose document cannot be built.  Must give each document exactly what :meth:`filter`
         gives it.  Default: :meth:`filter` on each page (:meth:`IndexBatch.page`), a
