@@ -22,49 +22,46 @@ IndexerMapReduce (reference §6.4):
   the web graph's ``nodes`` table (``link.score.updater.clear.score`` for a page not in the
   graph), without touching the crawldb score; ``none`` 1.0 for every page.
 
+The filters run on the whole reduce batch at once, each in turn (their batch form,
+:meth:`~gossamer.plugins.IndexingFilter.filter_batch`; a filter with only the per-document form
+gets each page as an object), so each document still sees the filters in chain order.
+
 Counters: ``docs_added``, ``docs_deleted``, ``skipped_*`` by reason.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-import orjson
-import pyarrow as pa
-
-from gossamer.core import (
-    DIGEST_KEY,
-    WARC_RECORD_KEY,
-    CrawlDatum,
-    CrawlStatus,
-    Inlink,
-    InlinkList,
-    ParseData,
-    ParseStatusCode,
-    ParseText,
-    Settings,
-    robots_words,
-)
+from gossamer.core import DIGEST_KEY, WARC_RECORD_KEY, Settings, robots_words
 from gossamer.engine import TaskContext
 from gossamer.index.analysis import Analysis
+from gossamer.index.document_values import (
+    ADD,
+    DELETE,
+    SKIP,
+    JsonDocument,
+    document_json,
+    document_json_bytes,
+    indexed_parse,
+    json_value,
+)
 from gossamer.index.embeddings import page_text
-from gossamer.plugins import IndexingFilter, IndexInput, ParseResult, PluginRepository, ScoringFilter, URLChain
+from gossamer.index.page_rows import group_rows, page_batch
+from gossamer.plugins import IndexBatch, IndexingFilter, IndexInput, PluginRepository, ScoringFilter, URLChain
 
-KIND_DB, KIND_LINKS, KIND_FETCH, KIND_PARSE_DATA, KIND_PARSE_TEXT, KIND_NODE = 0, 1, 2, 3, 4, 5
 STATIC_RANKS = ("scoring", "linkrank", "none")
 """Values of ``index.static.rank``: the scoring filters' ``indexer_score``, the web graph's LinkRank, 1.0."""
-DELETE_DB_STATUSES = pa.array([CrawlStatus.DB_GONE, CrawlStatus.DB_REDIR_TEMP, CrawlStatus.DB_REDIR_PERM,
-                               CrawlStatus.DB_DUPLICATE], pa.uint8())
-_DELETE_DB = frozenset(DELETE_DB_STATUSES.to_pylist())
-_DELETE_FETCH = frozenset({CrawlStatus.FETCH_GONE, CrawlStatus.FETCH_REDIR_TEMP, CrawlStatus.FETCH_REDIR_PERM})
-_FETCH_STATUSES = frozenset({CrawlStatus.FETCH_SUCCESS, CrawlStatus.FETCH_RETRY, CrawlStatus.FETCH_NOTMODIFIED,
-                             *_DELETE_FETCH})
-ADD, DELETE, SKIP = 1, 2, 0
-"""Actions of :meth:`DocumentBuilder.document`: add the document, delete it, leave the index alone."""
+Result = tuple[str, int, dict[str, Any] | None, str]
+"""``(url, action, document, reason)`` of one page (see :meth:`DocumentBuilder.document`)."""
+CHUNK_PAGES = 512
+"""Pages the filters get at once: enough to spread a batch's fixed costs, few enough to keep its documents small."""
+
+__all__ = ["ADD", "DELETE", "SKIP", "STATIC_RANKS", "DocumentBuilder", "IndexOptions", "JsonDocument",
+           "document_json", "document_json_bytes", "indexed_parse", "json_value"]
 
 
 @dataclass(frozen=True)
@@ -74,94 +71,6 @@ class IndexOptions:
     delete_gone: bool = False  # -deleteGone
     filter: bool = False  # -filter
     normalize: bool = False  # -normalize
-
-
-def _datum(columns: dict[str, list[Any]], j: int) -> CrawlDatum:
-    """The crawl datum of row ``j`` of the column lists (a crawldb or crawl_fetch row)."""
-    return CrawlDatum(status=columns["status"][j], fetch_time=columns["fetch_time"][j] or 0,
-                      retries=columns["retries"][j] or 0, fetch_interval=columns["fetch_interval"][j] or 0,
-                      score=columns["score"][j] or 0.0, signature=columns["signature"][j],
-                      modified_time=columns["modified_time"][j] or 0, metadata=dict(columns["metadata"][j] or ()))
-
-
-def _inlinks(value: Any) -> Sequence[Inlink]:
-    """A linkdb row's inlinks: an :class:`InlinkList` as the index job reads them, else a list of dicts."""
-    if value is None or isinstance(value, InlinkList):
-        return value or ()
-    return [Inlink(link["from_url"] or "", link["anchor"] or "") for link in value]
-
-
-def indexed_parse(title: str, content_metadata: Iterable[tuple[str, str]] | Mapping[str, str],
-                  parse_metadata: Iterable[tuple[str, str]] | Mapping[str, str], text: str) -> ParseResult:
-    """A successful parse as the index job reads it back from parse_data and parse_text (no outlinks)."""
-    return ParseResult(ParseData(ParseStatusCode.SUCCESS, title, [], dict(content_metadata), dict(parse_metadata)),
-                       ParseText(text))
-
-
-def json_value(value: Any) -> Any:
-    """JSON encoding of document values: datetimes as RFC 3339 strings."""
-    if isinstance(value, datetime):
-        return value.isoformat()
-    raise TypeError(f"cannot index a {type(value).__name__}")
-
-
-def document_json(doc: Mapping[str, Any]) -> str:
-    """A document as compact JSON (orjson; datetimes by :func:`json_value`, as ``datetime.isoformat``).
-
-    Raises ValueError for a value it cannot hold (an integer beyond 64 bits, an object of another type).
-    """
-    return document_json_bytes(doc).decode()
-
-
-def document_json_bytes(doc: Mapping[str, Any]) -> bytes:
-    """:func:`document_json` as UTF-8 bytes, not decoded (the index job's output column takes them as they are)."""
-    try:
-        # orjson's own datetimes would drop the seconds of a UTC offset (+05:30:10): datetimes stay ours
-        return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME)
-    except orjson.JSONEncodeError as exc:
-        raise ValueError(f"document not encodable as JSON: {exc}") from exc
-
-
-class JsonDocument(Mapping[str, Any]):
-    """A document read back as JSON text: ``id`` is known at once, the rest is decoded on first use.
-
-    Writers that store JSON (the built-in tantivy writer) read :attr:`json` and
-    never pay for decoding; any other writer sees an ordinary mapping.  :attr:`vector`
-    is the page vector the index job embedded (``search.semantic``), else ``None``.
-    """
-
-    __slots__ = ("_fields", "json", "url", "vector")
-
-    def __init__(self, url: str, text: str, vector: Any = None) -> None:
-        self.url = url
-        self.json = text
-        self.vector = vector
-        self._fields: dict[str, Any] | None = None
-
-    def _decoded(self) -> dict[str, Any]:
-        if self._fields is None:
-            self._fields = orjson.loads(self.json)
-        return self._fields
-
-    def __getitem__(self, key: str) -> Any:
-        if key == "id" and self._fields is None:
-            return self.url
-        return self._decoded()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._decoded())
-
-    def __len__(self) -> int:
-        return len(self._decoded())
-
-
-@dataclass
-class _Segment:
-    """One segment's rows of a URL: the row numbers of its fetch and parse data, its text."""
-
-    fetch: int | None = None
-    data: int | None = None
-    text: str | None = None
 
 
 class DocumentBuilder:
@@ -188,83 +97,47 @@ class DocumentBuilder:
 
         The rows come as column lists, sorted by URL, timestamps as epoch milliseconds.  The
         embedding text (:func:`~gossamer.index.embeddings.page_text`) is given for an added
-        document when ``search.semantic`` is on.
+        document when ``search.semantic`` is on.  A page whose document cannot be built (a
+        ``ValueError``) is counted as ``skipped_error`` and reported.
         """
-        urls = columns["url"]
-        start = 0
-        for i in range(1, n + 1):
-            if i == n or urls[i] != urls[start]:
-                try:
-                    result = self._one(columns, start, i, ctx)
-                except ValueError as exc:
-                    ctx.count("skipped_error")
-                    ctx.report(f"{urls[start]}: {exc}")
-                    result = None
-                if result is not None:
-                    ctx.count("docs_added" if result[1] == ADD else "docs_deleted")
-                    yield result
-                start = i
+        outcomes, pages = group_rows(columns, n, self.options.delete_gone, self.skip_notmodified, ctx)
+        base = 0  # the pages of one chunk at a time: their documents live only until encoded
+        results: list[Result | None] = []
+        errors: dict[int, str] = {}
+        for outcome in outcomes:
+            if isinstance(outcome, int):
+                if outcome >= base + len(results):  # pages come in order: the next chunk
+                    base = outcome
+                    chunk = pages.slice(base, base + CHUNK_PAGES)
+                    batch = page_batch(columns, chunk)
+                    results, errors = self.documents(batch, chunk.node_scores, ctx.report), batch.errors
+                k = outcome - base
+                outcome = self._action(pages.urls[outcome], errors.get(k), results[k], ctx)
+                results[k] = None
+            if outcome is not None:
+                ctx.count("docs_added" if outcome[1] == ADD else "docs_deleted")
+                yield outcome
 
-    def _one(self, columns: dict[str, list[Any]], start: int, end: int,
-             ctx: TaskContext) -> tuple[str, int, bytes | None, str | None] | None:
-        """The action for the URL of rows ``start`` … ``end - 1`` (see :meth:`actions`), or ``None``."""
-        url = columns["url"][start]
-        kinds, names, statuses = columns["kind"], columns["segment"], columns["status"]
-        db: CrawlDatum | None = None
-        inlinks: Sequence[Inlink] = ()
-        segments: dict[str, _Segment] = {}
-        latest: str | None = None
-        node_score: float | None = None
-        for j in range(start, end):
-            kind = kinds[j]
-            if kind == KIND_NODE:
-                node_score = columns["score"][j]
-            elif kind == KIND_DB:
-                db = _datum(columns, j)
-            elif kind == KIND_LINKS:
-                inlinks = _inlinks(columns["inlinks"][j])
-            else:
-                seg = segments.setdefault(names[j], _Segment())
-                if kind == KIND_FETCH and statuses[j] in _FETCH_STATUSES:
-                    seg.fetch = j
-                    latest = names[j]
-                elif kind == KIND_PARSE_DATA:
-                    seg.data = j
-                elif kind == KIND_PARSE_TEXT:
-                    seg.text = columns["text"][j]
-        delete = (url, DELETE, None, None) if self.options.delete_gone else None
-        if db is not None and db.status in _DELETE_DB:
-            ctx.count(f"skipped_{CrawlStatus(db.status).status_name}")
-            return delete
-        if latest is None:
+    def _action(self, url: str, error: str | None, result: Result | None,
+                ctx: TaskContext) -> tuple[str, int, bytes | None, str | None] | None:
+        """The output row of one page (``url`` as the job read it), or ``None``; counts its reason."""
+        try:
+            if error is not None or result is None:
+                raise ValueError(error)
+            new_url, action, doc, reason = result
+            if reason:
+                ctx.count(reason)
+            if action == SKIP or doc is None:
+                return None if action == SKIP else (new_url, action, None, None)
+            embed = page_text(doc, self.embed_chars) if self.embed_chars is not None else None
+            return new_url, action, document_json_bytes(doc), embed
+        except ValueError as exc:
+            ctx.count("skipped_error")
+            ctx.report(f"{url}: {exc}")
             return None
-        seg = segments[latest]
-        assert seg.fetch is not None
-        status = statuses[seg.fetch]
-        if status in _DELETE_FETCH:
-            ctx.count("skipped_gone_or_redirect")
-            return delete
-        if status != CrawlStatus.FETCH_SUCCESS or (self.skip_notmodified and db is not None
-                                                   and db.status == CrawlStatus.DB_NOTMODIFIED):
-            ctx.count("skipped_not_modified" if status == CrawlStatus.FETCH_NOTMODIFIED else "skipped_not_fetched")
-            return None
-        data = seg.data
-        if data is None or seg.text is None or columns["parse_status"][data] != ParseStatusCode.SUCCESS:
-            ctx.count("skipped_not_parsed")
-            return None
-        parse = indexed_parse(columns["title"][data] or "", columns["content_metadata"][data] or (),
-                              columns["parse_metadata"][data] or (), seg.text)
-        page = IndexInput(url, db, _datum(columns, seg.fetch), parse, inlinks, latest)
-        url, action, doc, reason = self.document(page, ctx.report, node_score)
-        if reason:
-            ctx.count(reason)
-        if action == SKIP or doc is None:
-            return None if action == SKIP else (url, action, None, None)
-        embed = page_text(doc, self.embed_chars) if self.embed_chars is not None else None
-        return url, action, document_json_bytes(doc), embed
 
     def document(self, page: IndexInput, report: Callable[[str], None],
-                 node_score: float | None = None) -> tuple[str, int, dict[str, Any] | None, str]:
+                 node_score: float | None = None) -> Result:
         """What the index does with one fetched and parsed page: ``(url, action, document, reason)``.
 
         ``page`` is a page whose latest fetch succeeded and whose parse succeeded, its
@@ -280,49 +153,76 @@ class DocumentBuilder:
         ``skipped_by_<Filter>``), else empty.  URL-chain errors go to ``report``.  Raises
         ValueError when a filter does (the index job counts it as ``skipped_error``).
         """
-        url = page.url
-        words = robots_words(page.parse.data.parse_metadata.get("robots", ""))
+        batch = IndexBatch.of_pages([page])
+        (result,) = self.documents(batch, [node_score], report)
+        if result is None:
+            raise ValueError(batch.errors[0])
+        return result
+
+    def documents(self, batch: IndexBatch, node_scores: list[float | None],
+                  report: Callable[[str], None]) -> list[Result | None]:
+        """:meth:`document` for every page of ``batch`` at once; ``None`` for a page in ``batch.errors``."""
+        robots = batch.parse.values("robots")
+        results: list[Result | None] = [self._admit(batch, i, robots[i], report) for i in range(len(batch))]
+        docs: list[dict[str, Any] | None] = [{} if result is None else None for result in results]
+        reasons: dict[int, str] = {}
+        dropped = docs.count(None)
+        for indexing_filter in self.filters:
+            indexing_filter.filter_batch(docs, batch)
+            if docs.count(None) != dropped:
+                dropped = docs.count(None)
+                name = f"skipped_by_{type(indexing_filter).__name__}"
+                for i, doc in enumerate(docs):
+                    if doc is None and results[i] is None and i not in batch.errors:
+                        reasons.setdefault(i, name)
+        apply = self.analysis.apply
+        docs = [None if doc is None else apply(doc) for doc in docs]
+        boosts = self._static_ranks(docs, batch, node_scores)
+        digests, locators = batch.content.values(DIGEST_KEY), batch.content.values(WARC_RECORD_KEY)
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                results[i] = (batch.urls[i], ADD, self._core(doc, batch, i, boosts[i], digests[i], locators[i]), "")
+            elif results[i] is None and i not in batch.errors:
+                results[i] = (batch.urls[i], DELETE if self.delete_skipped else SKIP, None, reasons[i])
+        return results
+
+    def _admit(self, batch: IndexBatch, i: int, robots: str | None, report: Callable[[str], None]) -> Result | None:
+        """Page ``i``'s result when robots ``noindex`` or the URL chain keeps it from the filters, else ``None``."""
+        url = batch.urls[i]
+        words = robots_words(robots or "")
         if "noindex" in words or "none" in words:
             return url, DELETE, None, "skipped_robots_noindex"
         if self.chain is not None:
             new_url = self.chain.apply(url, report)
             if new_url is None:
                 return url, SKIP, None, "skipped_filtered"
-            url = new_url
-            page = replace(page, url=url)
-        doc: dict[str, Any] | None = {}
-        for indexing_filter in self.filters:
-            doc = indexing_filter.filter(doc, page)
-            if doc is None:
-                return url, DELETE if self.delete_skipped else SKIP, None, \
-                    f"skipped_by_{type(indexing_filter).__name__}"
-        return url, ADD, self._core(self.analysis.apply(doc), page, node_score), ""
+            batch.urls[i] = new_url
+        return None
 
-    def _static_rank(self, doc: dict[str, Any], page: IndexInput, node_score: float | None) -> float:
-        """The document's boost, by ``index.static.rank`` (see the module docstring)."""
+    def _static_ranks(self, docs: list[dict[str, Any] | None], batch: IndexBatch,
+                      node_scores: list[float | None]) -> list[float]:
+        """Each page's boost, by ``index.static.rank`` (see the module docstring)."""
         if self.static_rank == "none":
-            return 1.0
+            return [1.0] * len(docs)
         if self.static_rank == "linkrank":
-            return self.missing_node_score if node_score is None else float(node_score)
-        boost = 1.0
+            return [self.missing_node_score if score is None else float(score) for score in node_scores]
+        boosts = [1.0] * len(docs)
         for scoring in self.scoring:
-            boost = scoring.indexer_score(page.url, doc, page.db or page.fetch, page.fetch, page.parse,
-                                          page.inlinks, boost)
-        return boost
+            scoring.indexer_scores(docs, batch, boosts)
+        return boosts
 
-    def _core(self, doc: dict[str, Any], page: IndexInput, node_score: float | None) -> dict[str, Any]:
-        doc["id"] = page.url
-        doc["boost"] = float(self._static_rank(doc, page, node_score))
-        doc["segment"] = page.segment
+    def _core(self, doc: dict[str, Any], batch: IndexBatch, i: int, boost: float, digest: str | None,
+              locator: str | None) -> dict[str, Any]:
+        doc["id"] = batch.urls[i]
+        doc["boost"] = float(boost)
+        doc["segment"] = batch.segments[i]
         site = doc.get("site")
         if isinstance(site, str):
             doc["site_hash"] = zlib.crc32(site.encode("utf-8"))
-        signature = page.fetch.signature or (page.db.signature if page.db is not None else None)
-        digest = page.parse.data.content_metadata.get(DIGEST_KEY) or (signature.hex() if signature
-                                                                                  else "")
+        signature = batch.signatures[i]
+        digest = digest or (signature.hex() if signature else "")
         if digest:
             doc["digest"] = digest
-        locator = page.parse.data.content_metadata.get(WARC_RECORD_KEY)
         if locator:
-            doc["warc"] = f"{page.segment}/{locator}"
+            doc["warc"] = f"{batch.segments[i]}/{locator}"
         return doc

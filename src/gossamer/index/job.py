@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from gossamer.core import InlinkList
 from gossamer.engine import Input, Job, TableSource, TaskContext
-from gossamer.index.documents import (
+from gossamer.index.document_values import (
     DELETE_DB_STATUSES,
     KIND_DB,
     KIND_FETCH,
@@ -36,10 +36,10 @@ from gossamer.index.documents import (
     KIND_NODE,
     KIND_PARSE_DATA,
     KIND_PARSE_TEXT,
-    DocumentBuilder,
-    IndexOptions,
 )
+from gossamer.index.documents import DocumentBuilder, IndexOptions
 from gossamer.index.embeddings import embedder
+from gossamer.index.page_rows import LazyColumns
 from gossamer.plugins import settings_key
 from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER, Place, TableVersion, table_present
 
@@ -108,7 +108,7 @@ class IndexReducer:
         if len(urls) == 0:
             return
         rows = batch.filter(pc.is_in(batch.column("url"), value_set=urls))
-        columns = {name: _pylist(rows.column(name)) for name in rows.schema.names if not name.startswith("_")}
+        columns = LazyColumns(rows, _pylist)
         builder: DocumentBuilder = ctx.cached(settings_key(ctx.settings, "index-builder", self.options),
                                               lambda: DocumentBuilder(ctx.settings, self.options))
         out_urls: list[str] = []

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from gossamer.core import Settings
 from gossamer.index.schema import analyze
-from gossamer.plugins import IndexField, IndexingFilter, IndexInput, PluginInfo
+from gossamer.plugins import IndexBatch, IndexField, IndexingFilter, IndexInput, PluginInfo
 
 FOLDED, EXACT = "~", "="
 """Prefixes of the two forms of a name in the ``name`` field."""
@@ -80,10 +80,19 @@ class NameIndexingFilter(IndexingFilter):
         self.settings = settings
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
-        keys = page_name_keys(page.parse.data.title or "", page.url)
-        if keys:
-            doc["name"] = keys
+        _fill(doc, page.parse.data.title or "", page.url)
         return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        for doc, title, url in zip(docs, batch.titles, batch.urls, strict=True):
+            if doc is not None:
+                _fill(doc, title, url)
+
+
+def _fill(doc: dict[str, Any], title: str, url: str) -> None:
+    keys = page_name_keys(title, url)
+    if keys:
+        doc["name"] = keys
 
 
 PLUGIN = PluginInfo(

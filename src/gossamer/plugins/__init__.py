@@ -33,6 +33,7 @@ from gossamer.plugins.api import (
     URLFilter,
     URLNormalizer,
 )
+from gossamer.plugins.index_batch import IndexBatch, MetadataColumn
 from gossamer.plugins.protocols import ProtocolSelector
 from gossamer.plugins.registry import ENTRY_POINT_GROUP, PluginInfo, PluginRepository, PluginState, discover
 from gossamer.plugins.support.urlscreen import valid_url_mask
@@ -43,6 +44,8 @@ __all__ = [
     "EXTENSION_POINTS",
     "FetchSchedule",
     "HtmlParseFilter",
+    "IndexBatch",
+    "MetadataColumn",
     "IndexField",
     "IndexInput",
     "IndexWriter",

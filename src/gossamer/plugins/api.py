@@ -283,6 +283,21 @@ class ScoringFilter:
         """Document boost for the index."""
         return init_score
 
+    def indexer_scores(self, docs: list[dict[str, Any] | None], batch: PageBatch, scores: list[float]) -> None:
+        """Batch form of :meth:`indexer_score`: ``scores[i]`` (page ``i``'s boost so far) changed in place.
+
+        Pages whose ``docs[i]`` is ``None`` are not indexed; their scores do not matter.  Default:
+        :meth:`indexer_score` on each page (:meth:`IndexBatch.page`) when the filter overrides
+        it, else nothing.
+        """
+        if type(self).indexer_score is ScoringFilter.indexer_score:
+            return
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                page = batch.page(i)
+                scores[i] = self.indexer_score(page.url, doc, page.db or page.fetch, page.fetch, page.parse,
+                                               page.inlinks, scores[i])
+
 
 class FetchSchedule(ABC):
     """When to (re)fetch a page (Nutch's FetchSchedule); times in ms, intervals in seconds.
@@ -431,6 +446,16 @@ class IndexInput:
     segment: str
 
 
+class PageBatch(TypingProtocol):
+    """What the default batch forms read of the index job's batch (:class:`gossamer.plugins.IndexBatch`)."""
+
+    def page(self, i: int) -> IndexInput:
+        """Page ``i`` as one object."""
+
+    def fail(self, i: int, error: Exception, docs: list[dict[str, Any] | None]) -> None:
+        """Page ``i``'s document cannot be built."""
+
+
 class IndexingFilter(ABC):
     """Adds fields to (or vetoes) a document being indexed.
 
@@ -445,6 +470,23 @@ class IndexingFilter(ABC):
     @abstractmethod
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         """Return the document to index, or ``None``."""
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: PageBatch) -> None:
+        """Batch form of :meth:`filter`: the documents of ``batch``'s pages, changed in place.
+
+        ``batch`` is a :class:`gossamer.plugins.IndexBatch`: the pages as columns.  ``docs[i]`` is
+        page ``i``'s document, ``None`` when an earlier filter dropped it (leave
+        it so); set it to ``None`` to drop the page, or call :meth:`IndexBatch.fail` for a page
+        whose document cannot be built.  Must give each document exactly what :meth:`filter`
+        gives it.  Default: :meth:`filter` on each page (:meth:`IndexBatch.page`), a
+        ``ValueError`` failing that page only.
+        """
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                try:
+                    docs[i] = self.filter(doc, batch.page(i))
+                except ValueError as exc:
+                    batch.fail(i, exc, docs)
 
 
 class IndexWriter(ABC):

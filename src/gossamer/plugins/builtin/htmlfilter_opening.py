@@ -32,13 +32,15 @@ those words than a page that says it once, and BM25's term frequency would rank 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from gossamer.core import Content, Settings, robots_words
 from gossamer.plugins.api import HtmlParseFilter, IndexField, IndexingFilter, IndexInput, ParseResult
-from gossamer.plugins.builtin.index_more import mime_type
+from gossamer.plugins.builtin.index_more import mime_type, mime_types
 from gossamer.plugins.builtin.parse_html import HtmlParser
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 
 OPENING_KEY = "opening"
@@ -241,18 +243,22 @@ class OpeningIndexingFilter(IndexingFilter):
         self.distinct = settings.get_bool("opening.distinct.words")
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
-        meta = page.parse.data.parse_metadata
-        text = meta.get(OPENING_KEY)
-        if text is None and not _is_html(page):
-            text = " ".join((page.parse.text.text or "").split()[: self.max_words])
-        if text:
-            doc["opening"] = distinct_words(text) if self.distinct else text
+        data = page.parse.data
+        self._fill(doc, data.parse_metadata.get(OPENING_KEY), lambda: mime_type(data.content_metadata),
+                   page.parse.text.text or "")
         return doc
 
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        for i, (doc, opening) in enumerate(zip(docs, batch.parse.values(OPENING_KEY), strict=True)):
+            if doc is not None:
+                self._fill(doc, opening, lambda i=i: mime_types(batch)[i], batch.texts[i])
 
-def _is_html(page: IndexInput) -> bool:
-    """Whether the page is HTML (its content type, as ``index-more`` reads it, is an HTML one)."""
-    return mime_type(page.parse.data.content_metadata) in HtmlParser.content_types
+    def _fill(self, doc: dict[str, Any], opening: str | None, mime: Callable[[], str], text: str) -> None:
+        """``opening`` (the parse's), else for a page that is not HTML (``mime()``) the start of ``text``."""
+        if opening is None and mime() not in HtmlParser.content_types:
+            opening = " ".join(text.split()[: self.max_words])
+        if opening:
+            doc["opening"] = distinct_words(opening) if self.distinct else opening
 
 
 PARSE_PLUGIN = PluginInfo(

@@ -6,10 +6,12 @@ with ``anchorIndexingFilter.deduplicate`` case-insensitive repeats are dropped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from gossamer.core import InlinkList, Settings
+from gossamer.core import Inlink, InlinkList, Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 
 
@@ -22,9 +24,18 @@ class AnchorIndexingFilter(IndexingFilter):
         self.deduplicate = settings.get_bool("anchorIndexingFilter.deduplicate")
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
+        self._fill(doc, page.inlinks)
+        return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        for doc, inlinks in zip(docs, batch.inlinks, strict=True):
+            if doc is not None and inlinks:
+                self._fill(doc, inlinks)
+
+    def _fill(self, doc: dict[str, Any], inlinks: Sequence[Inlink]) -> None:
         anchors: list[str] = []
         seen: set[str] = set()
-        texts = page.inlinks.anchors if isinstance(page.inlinks, InlinkList) else (i.anchor for i in page.inlinks)
+        texts = inlinks.anchors if isinstance(inlinks, InlinkList) else (i.anchor for i in inlinks)
         for text in texts:
             text = text.strip()
             if not text:
@@ -37,7 +48,6 @@ class AnchorIndexingFilter(IndexingFilter):
             anchors.append(text)
         if anchors:
             doc["anchor"] = anchors
-        return doc
 
 
 PLUGIN = PluginInfo(

@@ -14,6 +14,7 @@ from typing import Any
 
 from gossamer.core import Settings, domain_of
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 from gossamer.store import host_of
 
@@ -48,16 +49,25 @@ class BasicIndexingFilter(IndexingFilter):
         self.fields = tuple(fields)
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
-        host = host_of(page.url)
-        doc["url"] = page.url
+        self._fill(doc, page.url, page.parse.data.title or "", page.parse.text.text or "", page.fetch.fetch_time)
+        return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        for doc, url, title, text, fetch_time in zip(docs, batch.urls, batch.titles, batch.texts, batch.fetch_times,
+                                                     strict=True):
+            if doc is not None:
+                self._fill(doc, url, title, text, fetch_time)
+
+    def _fill(self, doc: dict[str, Any], url: str, title: str, text: str, fetch_time: int) -> None:
+        host = host_of(url)
+        doc["url"] = url
         doc["host"] = host
         doc["site"] = host
-        doc["title"] = cut(page.parse.data.title or "", self.max_title)
-        doc["content"] = cut(page.parse.text.text or "", self.max_content)
-        doc["tstamp"] = millis_to_datetime(page.fetch.fetch_time)
+        doc["title"] = cut(title, self.max_title)
+        doc["content"] = cut(text, self.max_content)
+        doc["tstamp"] = millis_to_datetime(fetch_time)
         if self.add_domain:
             doc["domain"] = domain_of(host) or host
-        return doc
 
 
 PLUGIN = PluginInfo(

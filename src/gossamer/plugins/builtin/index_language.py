@@ -13,12 +13,14 @@ set, keeps every other language out of the index.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_more import header
 from gossamer.plugins.builtin.langid_cache import language_classifier
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 
 CERTAIN_PROBABILITY = 0.9
@@ -27,9 +29,14 @@ _CODE = re.compile(r"^[a-z]{2,3}")
 DECLARED_KEYS = ("lang", "language", "dc.language", "content-language")
 
 
-def declared_language(content_meta: dict[str, str], parse_meta: dict[str, str]) -> str | None:
+def declared_language(content_meta: Mapping[str, str], parse_meta: Mapping[str, str]) -> str | None:
     """The primary language code a page declares, or ``None``."""
-    values = [header(content_meta, "Content-Language")] + [parse_meta.get(key, "") for key in DECLARED_KEYS]
+    return declared_code([header(content_meta, "Content-Language")]
+                         + [parse_meta.get(key, "") for key in DECLARED_KEYS])
+
+
+def declared_code(values: list[str]) -> str | None:
+    """The first language code of ``values`` (the Content-Language header, then :data:`DECLARED_KEYS`), or ``None``."""
     for value in values:
         match = _CODE.match(value.strip().lower())
         if match:
@@ -63,20 +70,37 @@ class LanguageIndexingFilter(IndexingFilter):
         return str(code)
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
-        lang: str | None = None
         data = page.parse.data
-        for source in self.policy:
-            if source == "detect":
-                lang = declared_language(data.content_metadata, data.parse_metadata)
-            elif source == "identify":
-                lang = self.identify(self.sample(data.title, page.parse.text.text or ""))
-            if lang and lang != UNKNOWN:
-                break
-        lang = lang or UNKNOWN
+        lang = self.language(lambda: declared_language(data.content_metadata, data.parse_metadata), data.title,
+                             page.parse.text.text or "")
         if self.allowed and lang not in self.allowed:
             return None
         doc["lang"] = lang
         return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        header_values = batch.header("Content-Language")
+        keys = [batch.parse.values(key) for key in DECLARED_KEYS] if "detect" in self.policy else []
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                lang = self.language(lambda i=i: declared_code([header_values[i]] + [v[i] or "" for v in keys]),
+                                     batch.titles[i], batch.texts[i])
+                if self.allowed and lang not in self.allowed:
+                    docs[i] = None
+                else:
+                    doc["lang"] = lang
+
+    def language(self, declared: Callable[[], str | None], title: str, text: str) -> str:
+        """The page's language by ``lang.extraction.policy`` (``declared()``: what it declares; ``unknown``: none)."""
+        lang: str | None = None
+        for source in self.policy:
+            if source == "detect":
+                lang = declared()
+            elif source == "identify":
+                lang = self.identify(self.sample(title, text))
+            if lang and lang != UNKNOWN:
+                break
+        return lang or UNKNOWN
 
 
 PLUGIN = PluginInfo(

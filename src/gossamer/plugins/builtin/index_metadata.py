@@ -14,6 +14,7 @@ from typing import Any
 
 from gossamer.core import Settings
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput, PluginNotConfigured
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 
 
@@ -32,9 +33,11 @@ class MetadataIndexingFilter(IndexingFilter):
 
     def _copy(self, out: dict[str, Any], source: Mapping[str, str], keys: list[str]) -> None:
         for key in keys:
-            value = source.get(key)
-            if value:
-                out[key] = [v.strip() for v in value.split(self.separator) if v.strip()] if self.separator else value
+            self._set(out, key, source.get(key))
+
+    def _set(self, out: dict[str, Any], key: str, value: str | None) -> None:
+        if value:
+            out[key] = [v.strip() for v in value.split(self.separator) if v.strip()] if self.separator else value
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         meta: dict[str, Any] = {}
@@ -45,6 +48,20 @@ class MetadataIndexingFilter(IndexingFilter):
         if meta:
             doc["meta"] = meta
         return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        columns = [(key, batch.parse.values(key)) for key in self.parse_keys] + \
+            [(key, batch.content.values(key)) for key in self.content_keys]
+        for i, doc in enumerate(docs):
+            if doc is not None:
+                meta: dict[str, Any] = {}
+                for key, values in columns:
+                    self._set(meta, key, values[i])
+                db = batch.page(i).db if self.db_keys else None  # the crawldb's metadata: only when asked for
+                if db is not None:
+                    self._copy(meta, db.metadata, self.db_keys)
+                if meta:
+                    doc["meta"] = meta
 
 
 PLUGIN = PluginInfo(

@@ -10,28 +10,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from gossamer.core import Settings, http_date
 from gossamer.plugins.api import IndexField, IndexingFilter, IndexInput
 from gossamer.plugins.builtin.index_basic import millis_to_datetime
+from gossamer.plugins.index_batch import IndexBatch, header
 from gossamer.plugins.registry import PluginInfo
 
 
-def header(meta: dict[str, str], name: str) -> str:
-    """A header value from content metadata, matched case-insensitively ('' when absent)."""
-    if name in meta:
-        return meta[name]
-    lower = name.lower()
-    for key, value in meta.items():
-        if key.lower() == lower:
-            return value
-    return ""
-
-
-def mime_type(meta: dict[str, str]) -> str:
+def mime_type(meta: Mapping[str, str]) -> str:
     """The content type without parameters, lower-cased ('' when unknown)."""
-    return header(meta, "Content-Type").split(";", 1)[0].strip().lower()
+    return _mime(header(meta, "Content-Type"))
+
+
+def _mime(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def mime_types(batch: IndexBatch) -> list[str]:
+    """:func:`mime_type` of every page of ``batch`` (computed once per batch)."""
+    return batch.derived("mime_type", lambda: [_mime(value) for value in batch.header("Content-Type")])
 
 
 class MoreIndexingFilter(IndexingFilter):
@@ -49,26 +49,39 @@ class MoreIndexingFilter(IndexingFilter):
 
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:
         meta = page.parse.data.content_metadata
-        mime = mime_type(meta)
+        self._fill(doc, mime_type(meta), header(meta, "Content-Length"), header(meta, "Last-Modified"),
+                   page.parse.text.text or "", page.fetch.fetch_time, page.fetch.modified_time)
+        return doc
+
+    def filter_batch(self, docs: list[dict[str, Any] | None], batch: IndexBatch) -> None:
+        for i, (doc, mime, length, modified) in enumerate(zip(docs, mime_types(batch), batch.header("Content-Length"),
+                                                              batch.header("Last-Modified"), strict=True)):
+            if doc is not None:
+                try:
+                    self._fill(doc, mime, length, modified, batch.texts[i], batch.fetch_times[i],
+                               batch.modified_times[i])
+                except ValueError as exc:
+                    batch.fail(i, exc, docs)
+
+    def _fill(self, doc: dict[str, Any], mime: str, length: str, last_modified: str, text: str, fetch_time: int,
+              modified_time: int) -> None:
         if mime:
             types = [mime]
             if self.parts and "/" in mime:
                 types.extend(part for part in mime.split("/", 1) if part)
             doc["type"] = types
-        length = header(meta, "Content-Length").strip()
-        doc["content_length"] = int(length) if length.isdigit() else len(page.parse.text.text or "")
+        length = length.strip()
+        doc["content_length"] = int(length) if length.isdigit() else len(text)
         modified = None
-        value = header(meta, "Last-Modified")
-        if value:
-            modified = http_date(value)
-        if modified is None and page.fetch.modified_time > 0:
-            modified = millis_to_datetime(page.fetch.modified_time)
+        if last_modified:
+            modified = http_date(last_modified)
+        if modified is None and modified_time > 0:
+            modified = millis_to_datetime(modified_time)
         if modified is not None and modified.tzinfo is None:
             modified = None
         if modified is not None:
             doc["last_modified"] = modified
-        doc["date"] = modified if modified is not None else millis_to_datetime(page.fetch.fetch_time)
-        return doc
+        doc["date"] = modified if modified is not None else millis_to_datetime(fetch_time)
 
 
 PLUGIN = PluginInfo(

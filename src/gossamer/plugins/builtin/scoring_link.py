@@ -21,6 +21,7 @@ from typing import Any
 
 from gossamer.core import CrawlDatum, Inlink, LinkTargets, Settings
 from gossamer.plugins.api import ParseResult
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.scorecarry import ScoreCarrier
 
@@ -51,6 +52,12 @@ class LinkAnalysisScoringFilter(ScoreCarrier):
         if db is None:
             return init_score
         return self.normalize * db.score
+
+    def indexer_scores(self, docs: list[dict[str, Any] | None], batch: IndexBatch, scores: list[float]) -> None:
+        """Batch form of :meth:`indexer_score` (the job always passes a datum: the crawldb's, else the fetch's)."""
+        for i, (doc, score) in enumerate(zip(docs, batch.scores, strict=True)):
+            if doc is not None:
+                scores[i] = self.normalize * score
 
 
 PLUGIN = PluginInfo(

@@ -14,6 +14,7 @@ from typing import Any
 
 from gossamer.core import CrawlDatum, Inlink, LinkTargets, Settings
 from gossamer.plugins.api import ParseResult
+from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
 from gossamer.plugins.support.scorecarry import ScoreCarrier, carried_score
 from gossamer.store import host_of
@@ -88,6 +89,13 @@ class OPICScoringFilter(ScoreCarrier):
     ) -> float:
         """Score ^ indexer.score.power × init_score."""
         return (max(db.score, 0.0) ** self.score_power) * init_score
+
+    def indexer_scores(self, docs: list[dict[str, Any] | None], batch: IndexBatch, scores: list[float]) -> None:
+        """Batch form of :meth:`indexer_score` (``batch.scores``: the crawldb datum's score, else the fetch's)."""
+        power = self.score_power
+        for i, (doc, score) in enumerate(zip(docs, batch.scores, strict=True)):
+            if doc is not None:
+                scores[i] = (max(score, 0.0) ** power) * scores[i]
 
 
 PLUGIN = PluginInfo(
