@@ -99,3 +99,19 @@ def test_reach_names_the_queries_whose_pages_the_crawl_lost(tmp_path: Path, monk
     assert answer == {"pages": 3, "pages_by_host": {"a.web.test": 2, "b.web.test": 1},
                       "targets_lost": ["T001", "T002"], "all_accepted_lost": ["T002"]}
     assert closed == [True]
+
+
+def test_the_reach_prediction_keeps_each_pages_first_links_for_the_crawls_rounds() -> None:
+    from bench.outlink_reach import by_host, reached
+
+    links = {"http://a/": ["http://a/1", "http://a/2", "http://a/3"], "http://a/1": ["http://a/4"],
+             "http://a/2": [], "http://a/3": ["http://a/5"], "http://a/4": [], "http://a/5": [],
+             "http://b/doc/": ["http://b/x"], "http://b/x": []}
+    moved = {"http://b/": "http://b/doc/"}
+    seeds = ["http://a/", "http://b/", "http://c/"]  # c: neither parsed nor redirected
+    assert reached(links, moved, seeds, -1, 3) == set(links)
+    assert reached(links, moved, seeds, 1, 3) == {"http://a/", "http://a/1", "http://a/4", "http://b/doc/",
+                                                  "http://b/x"}
+    assert reached(links, moved, seeds, 0, 3) == {"http://a/", "http://b/doc/"}
+    assert reached(links, moved, seeds, -1, 1) == {"http://a/", "http://b/doc/"}
+    assert by_host(reached(links, moved, seeds, 2, 2)) == {"a": 3, "b": 2}
