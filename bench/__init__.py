@@ -27,6 +27,8 @@ class BenchOptions:
     own defaults (smaller ones when ``quick`` is set). ``workdir`` is the parent directory for the
     benchmark's fresh temporary directory (None means the system temp dir); ``keep`` keeps it.
     ``fresh_crawl`` makes the benchmarks that share a cached crawl (``bench.doc_index``) crawl again.
+    ``outlinks`` (``relevance`` only): the ``db.max.outlinks.per.page`` caps to compare instead of the
+    usual variants (:mod:`bench.relevance_outlinks`); empty for the usual run.
     """
 
     quick: bool
@@ -36,6 +38,7 @@ class BenchOptions:
     workdir: Path | None
     keep: bool
     fresh_crawl: bool = False
+    outlinks: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

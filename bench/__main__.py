@@ -37,6 +37,7 @@ from bench import (
     urlchain_bench,
 )
 from bench.machine import machine_facts
+from bench.relevance_outlinks import parse_caps
 
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b for b in (
@@ -78,6 +79,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--keep", action="store_true", help="keep the work directory")
     p.add_argument("--fresh-crawl", action="store_true",
                    help="index/search/relevance: crawl again even if a complete cached crawl exists")
+    p.add_argument("--outlinks", type=parse_caps, default=(), metavar="CAPS",
+                   help="relevance: compare crawls made with these db.max.outlinks.per.page values "
+                        "(comma-separated, -1 = every link, always included), e.g. 100,1000")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where JSON results go")
     return p.parse_args(argv)
 
@@ -190,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         workdir=args.workdir,
         keep=args.keep,
         fresh_crawl=args.fresh_crawl,
+        outlinks=args.outlinks,
     )
     all_ok = True
     for name in args.names or list(BENCHMARKS):

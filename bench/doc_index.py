@@ -48,6 +48,9 @@ FULL_TOP_N: int = 100_000
 """``-topN`` of the full crawl: above any round's due URLs, so every round fetches all it can."""
 QUICK_PAGES: int = 3_000
 OUTLINKS_ENV: str = "BENCH_MAX_OUTLINKS"
+OUTLINKS_CACHE_ENV: str = "BENCH_OUTLINKS_CACHE"
+"""Where crawls with an outlink cap are cached if set (else beside the usual one, :func:`cache_root`)."""
+EVERY_LINK: int = CRAWL_SETTINGS["db.max.outlinks.per.page"]
 ANCHOR_SETTINGS: dict[str, Any] = {"linkdb.ignore.internal.links": False}
 """The doc sites link almost only within themselves: keep internal links so pages get anchor text."""
 
@@ -73,19 +76,27 @@ def cache_root(opts: BenchOptions) -> Path:
     return (opts.workdir or Path(tempfile.gettempdir())) / "gossamer-bench-cache"
 
 
-def crawl_params(quick: bool) -> dict[str, Any]:
+def outlinks_cap(cap: int | None = None) -> int:
+    """The ``db.max.outlinks.per.page`` of a cached crawl: ``cap``, else ``$BENCH_MAX_OUTLINKS``, else -1."""
+    if cap is not None:
+        return cap
+    return int(os.environ[OUTLINKS_ENV]) if os.environ.get(OUTLINKS_ENV) else EVERY_LINK
+
+
+def crawl_params(quick: bool, cap: int | None = None) -> dict[str, Any]:
     """The parameters that identify a cached crawl.
 
-    ``$BENCH_MAX_OUTLINKS`` (an integer) crawls with that ``db.max.outlinks.per.page`` instead of
-    every link, into its own cache directory (``doc-full-outlinks100``): issue 20's outlink-cap measurement.
+    A ``db.max.outlinks.per.page`` other than every link (-1) — ``cap``, else ``$BENCH_MAX_OUTLINKS`` —
+    crawls with that cap instead, into its own cache directory (``doc-full-outlinks100``): issue 20's
+    outlink-cap measurement (:mod:`bench.relevance_outlinks`).
     """
     if quick:
         rounds, top_n = rounds_for(QUICK_PAGES)
     else:
         rounds, top_n = FULL_ROUNDS, FULL_TOP_N
     kind, settings = "quick" if quick else "full", CRAWL_SETTINGS
-    if os.environ.get(OUTLINKS_ENV):
-        cap = int(os.environ[OUTLINKS_ENV])
+    cap = outlinks_cap(cap)
+    if cap != EVERY_LINK:
         kind, settings = f"{kind}-outlinks{cap}", {**CRAWL_SETTINGS, "db.max.outlinks.per.page": cap}
     return {"kind": kind, "rounds": rounds, "top_n": top_n, "threads": THREADS,
             "per_host": PER_HOST, "settings": settings, "excluded_hosts": [lw.TRAP_HOST]}
@@ -117,13 +128,19 @@ def _valid(crawl: Path, params: dict[str, Any]) -> dict[str, Any] | None:
     return marker
 
 
-def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], None]) -> CrawlCache | None:
-    """The cached crawl for ``opts.quick``, crawled now if missing, incomplete or forced; None on failure.
+def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], None],
+                 cap: int | None = None, step: str = "crawl") -> CrawlCache | None:
+    """The cached crawl for ``opts.quick`` (and outlink ``cap``, see :func:`crawl_params`), crawled now if
+    missing, incomplete or forced; None on failure.
 
-    The crawl step, if run, is recorded in ``setup`` as ``crawl`` (with ``pages`` parsed).
+    The crawl step, if run, is recorded in ``setup`` as ``step`` (with ``pages`` parsed). A capped crawl
+    is cached under ``$BENCH_OUTLINKS_CACHE`` if set, else beside the usual one.
     """
-    params = crawl_params(opts.quick)
-    home = cache_root(opts) / f"doc-{params['kind']}"
+    params = crawl_params(opts.quick, cap)
+    root = cache_root(opts)
+    if params["settings"]["db.max.outlinks.per.page"] != EVERY_LINK and os.environ.get(OUTLINKS_CACHE_ENV):
+        root = Path(os.environ[OUTLINKS_CACHE_ENV])
+    home = root / f"doc-{params['kind']}"
     crawl = home / "crawl"
     settings = params["settings"]
     if not _fresh_forced(opts):
@@ -148,13 +165,13 @@ def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], Non
     argv = crawl_argv(gossamer_executable(), seeds, crawl, params["rounds"], settings,
                       top_n=params["top_n"], threads=THREADS)
     started = datetime.now(UTC)
-    m = setup.step("crawl", argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    m = setup.step(step, argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     if m is None:
         return None
     phases = crawl_phases([(0.0, line) for line in m.stdout.splitlines()])
     totals = phases["totals"]
-    setup.steps["crawl"].pop("urls_per_s", None)
-    setup.steps["crawl"]["pages"] = totals["parsed_success"]
+    setup.steps[step].pop("urls_per_s", None)
+    setup.steps[step]["pages"] = totals["parsed_success"]
     marker = {
         "params": params, "seeds": seed_list, "created_utc": started.isoformat(timespec="seconds"),
         "git": git_info(), "pages": totals["parsed_success"],
@@ -162,7 +179,9 @@ def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], Non
         "rounds_run": len(phases["rounds"]), "stopped": phases["crawl"].get("stopped", ""),
         "per_round": [{"round": r["round"], "generated": r["generated"], "pages": r.get("pages", 0),
                        "parsed": r["parsed"].get("success", 0)} for r in phases["rounds"]],
-        "crawl_wall_s": round(m.wall_s, 1), "size": dir_size(crawl), "inventory": inventory(crawl),
+        "crawl_wall_s": round(m.wall_s, 1), "crawl_cpu_s": round(m.cpu_s, 1),
+        "crawl_peak_tree_rss_mb": round(m.peak_tree_rss_bytes / 2**20, 1),
+        "size": dir_size(crawl), "inventory": inventory(crawl),
     }
     (crawl / MARKER).write_text(json.dumps(marker, indent=2) + "\n")
     log(f"crawled {marker['pages']:,} pages in {m.wall_s:.0f} s ({marker['rounds_run']} rounds, "
@@ -173,15 +192,15 @@ def cached_crawl(opts: BenchOptions, setup: StepRunner, log: Callable[[str], Non
 def crawl_facts(cache: CrawlCache) -> dict[str, Any]:
     """What a result records about the crawl it used."""
     keys = ("created_utc", "git", "pages", "fetch_success", "by_status", "rounds_run", "stopped",
-            "per_round", "crawl_wall_s", "size")
+            "per_round", "crawl_wall_s", "crawl_cpu_s", "crawl_peak_tree_rss_mb", "size")
     return {"dir": str(cache.crawl), "reused": cache.reused, "params": cache.marker["params"],
             **{k: cache.marker.get(k) for k in keys}}
 
 
-def cache_untouched_check(run: StepRunner, cache: CrawlCache) -> None:
-    """Check that the benchmark did not change the cached crawl (its segments are shared by symlink)."""
+def cache_untouched_check(run: StepRunner, cache: CrawlCache, name: str = "cache_untouched") -> None:
+    """Check ``name``: the benchmark did not change the cached crawl (its segments are shared by symlink)."""
     now = inventory(cache.crawl)
-    run.check("cache_untouched", now == cache.marker["inventory"],
+    run.check(name, now == cache.marker["inventory"],
               f"cached crawl files {now} (marker: {cache.marker['inventory']})")
 
 

@@ -366,6 +366,10 @@ def link_analysis(setup: StepRunner, crawl: Path, variant: str, facts: dict[str,
 def run(opts: BenchOptions) -> dict[str, Any]:
     """Run the benchmark in a fresh directory under ``opts.workdir`` (the crawl is cached elsewhere)."""
     total = opts.urls or (QUICK_QUERIES if opts.quick else QUERIES)
+    if opts.outlinks:
+        from bench.relevance_outlinks import run_caps  # imports this module
+
+        return run_caps(opts, total)
     with work_dir(opts, NAME, log) as work:
         setup = StepRunner(work / "logs", 0, log)
         result: dict[str, Any] = {"params": {"queries": total, "depth": DEPTH, "seed": opts.seed, "quick": opts.quick,
@@ -401,45 +405,17 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         if not all(b["ok"] for b in built.values()):
             return {**result, **empty, "setup": setup.steps, "checks": setup.checks}
 
-        drawn_file = work / "queries.json"
-        made = setup.step("draw_queries", [sys.executable, "-m", "bench.relevance_bench", "draw",
-                                           str(crawls["anchors"]), str(total), str(opts.seed), str(drawn_file)])
-        if made is None:
+        drawn = draw_queries(setup, crawls["anchors"], total, opts.seed, work)
+        if drawn is None:
             return {**result, **empty, "setup": setup.steps, "checks": setup.checks}
-        drawn = json.loads(drawn_file.read_text(encoding="utf-8"))
-        queries, matches = drawn["queries"], drawn["matches"]
+        queries = drawn["queries"]
         result["candidates"], result["topical_candidates"] = drawn["candidates"], drawn["topical_candidates"]
-        topics, qrels = _write_files(queries)
-        log(f"{len(queries)} queries from {result['candidates']}; topics {topics}, qrels {qrels}")
-
         run_ = StepRunner(work / "logs", len(queries), log)
-        metrics: dict[str, Any] = {}
         runs = {variant: (crawl, []) for variant, crawl in crawls.items()}
         runs[GROUPED] = (crawls["anchors"], ["--per-site", "2"])
         for variant, values in QUERY_VARIANTS.items():
             runs[variant] = (crawls["anchors"], [arg for k, v in values.items() for arg in ("-D", f"{k}={v}")])
-        for variant, (crawl, extra) in runs.items():
-            out = OUT_DIR / f"run-{variant}.txt"
-            m = run_.step(variant, [gossamer_executable(), "search", "-d", str(crawl), "--topics", str(topics),
-                                    "--run", str(out), "-n", str(DEPTH), "--tag", variant, *extra])
-            run_.steps.get(variant, {}).pop("urls_per_s", None)
-            if m is not None:
-                metrics[variant] = evaluate(queries, read_run(out))
-                metrics[variant]["target_only"] = _summary(evaluate(queries, read_run(out), field="target_accept"))
-        result["files"] = {"topics": str(topics), "qrels": str(qrels),
-                           "runs": {v: str(OUT_DIR / f"run-{v}.txt") for v in runs}}
-        result["queries"] = [{"qid": q["qid"], "source": q["source"], "query": q["name"], "accept": q["accept"],
-                              "kind": q["kind"], "equivalents": q.get("equivalents", []),
-                              "target_matches_query": matches.get(f"{q['url']}\t{q['name']}"),
-                              **{f"rank_{v}": metrics[v]["ranks"].get(q["qid"]) for v in metrics}} for q in queries]
-        for v in metrics:
-            metrics[v].pop("ranks")
-        result["metrics"] = metrics
-        run_.check("queries_drawn", len(queries) == 2 * total, f"{len(queries)} of {2 * total} queries drawn "
-                   f"(candidates per source: {result['candidates']}, topical: {result['topical_candidates']})")
-        for v, m in metrics.items():
-            run_.check(f"{v}_answered", m["answered"] == len(queries),
-                       f"{m['answered']} of {len(queries)} queries with results")
+        metrics = search_runs(run_, drawn, runs, total, result)
         for variant, extra in RANKING_OPTIONS.items():
             run_.check(f"{variant}_index_applies", _index_applies(crawls[variant] / "index", extra),
                        f"the {variant} index has the fields its settings ask for: {sorted(extra)}")
@@ -457,6 +433,52 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         result.update({"setup": setup.steps, "steps": run_.steps, "checks": setup.checks + run_.checks,
                        "goals": []})
         return result
+
+
+def draw_queries(setup: StepRunner, crawl: Path, total: int, seed: int, work: Path) -> dict[str, Any] | None:
+    """The measured ``draw_queries`` step over ``crawl`` (:func:`main`'s ``draw``): its JSON answer, None on failure."""
+    drawn_file = work / "queries.json"
+    made = setup.step("draw_queries", [sys.executable, "-m", "bench.relevance_bench", "draw",
+                                       str(crawl), str(total), str(seed), str(drawn_file)])
+    return None if made is None else json.loads(drawn_file.read_text(encoding="utf-8"))
+
+
+def search_runs(run_: StepRunner, drawn: dict[str, Any], runs: dict[str, tuple[Path, list[str]]], total: int,
+                result: dict[str, Any]) -> dict[str, Any]:
+    """Search every run's crawl with the drawn queries (one measured step per run) and score it.
+
+    ``runs``: variant → (work crawl, extra ``gossamer search`` arguments). Writes the topics, qrels and
+    runs (:data:`OUT_DIR`), puts ``files``, ``queries`` (each with its rank per variant) and ``metrics``
+    (:func:`evaluate`, with ``target_only``) into ``result`` and records the ``queries_drawn`` and
+    ``<variant>_answered`` checks in ``run_``. Returns the metrics.
+    """
+    queries, matches = drawn["queries"], drawn["matches"]
+    topics, qrels = _write_files(queries)
+    log(f"{len(queries)} queries from {drawn['candidates']}; topics {topics}, qrels {qrels}")
+    metrics: dict[str, Any] = {}
+    for variant, (crawl, extra) in runs.items():
+        out = OUT_DIR / f"run-{variant}.txt"
+        m = run_.step(variant, [gossamer_executable(), "search", "-d", str(crawl), "--topics", str(topics),
+                                "--run", str(out), "-n", str(DEPTH), "--tag", variant, *extra])
+        run_.steps.get(variant, {}).pop("urls_per_s", None)
+        if m is not None:
+            metrics[variant] = evaluate(queries, read_run(out))
+            metrics[variant]["target_only"] = _summary(evaluate(queries, read_run(out), field="target_accept"))
+    result["files"] = {"topics": str(topics), "qrels": str(qrels),
+                       "runs": {v: str(OUT_DIR / f"run-{v}.txt") for v in runs}}
+    result["queries"] = [{"qid": q["qid"], "source": q["source"], "query": q["name"], "accept": q["accept"],
+                          "kind": q["kind"], "equivalents": q.get("equivalents", []),
+                          "target_matches_query": matches.get(f"{q['url']}\t{q['name']}"),
+                          **{f"rank_{v}": metrics[v]["ranks"].get(q["qid"]) for v in metrics}} for q in queries]
+    for v in metrics:
+        metrics[v].pop("ranks")
+    result["metrics"] = metrics
+    run_.check("queries_drawn", len(queries) == 2 * total, f"{len(queries)} of {2 * total} queries drawn "
+               f"(candidates per source: {drawn['candidates']}, topical: {drawn['topical_candidates']})")
+    for v, m in metrics.items():
+        run_.check(f"{v}_answered", m["answered"] == len(queries),
+                   f"{m['answered']} of {len(queries)} queries with results")
+    return metrics
 
 
 def main(argv: list[str]) -> None:
