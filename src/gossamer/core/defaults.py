@@ -38,6 +38,7 @@ PROFILES: dict[str, dict[str, Value]] = {
     "nutch": {
         "linkdb.ignore.internal.links": True,
         "db.max.outlinks.per.page": 100,
+        "http.content.limit": 1048576,
         "query.soft": False,
     },
 }

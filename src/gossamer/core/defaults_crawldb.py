@@ -53,8 +53,9 @@ CRAWLDB_PROPERTIES: tuple[Property, ...] = (
              "Apply the internal/external link rules to redirect targets too"),
     Property("db.ignore.external.exemptions.file", "db-ignore-external-exemptions.txt", "str",
              "Regex rules exempting external links from db.ignore.external.links (urlfilter-ignoreexempt)"),
-    Property("db.max.outlinks.per.page", 1000, "int",
-             "Outlinks processed per page; <0 = all (Nutch: 100; settings.profile=nutch restores it)"),
+    Property("db.max.outlinks.per.page", 10000, "int",
+             "Outlinks processed per page; <0 = all (Nutch: 100; settings.profile=nutch restores it). 10,000 "
+             "reaches every page of the doc web's largest site indexes, still bounding a link farm's page"),
     Property("db.max.anchor.length", 100, "int", "Anchor texts of outlinks are cut to this many characters"),
     Property("db.max.outlink.length", 4096, "int",
              "Longer outlink/redirect URLs (chars) are dropped before normalizing; <0 = no limit"),

@@ -50,8 +50,10 @@ FETCH_PROPERTIES: tuple[Property, ...] = (
              "Max consecutive redirects followed when fetching robots.txt"),
     # --- HTTP: requests and responses ---
     Property("http.timeout", 10000, "int", "Network (connect/read) timeout (ms)"),
-    Property("http.content.limit", 1048576, "int",
-             "Max bytes of a response body kept; longer content is truncated; <0 = no limit"),
+    Property("http.content.limit", 10485760, "int",
+             "Max bytes of a response body kept; longer content is truncated; <0 = no limit (Nutch: 1 MiB; "
+             "settings.profile=nutch restores it). A truncated page is not parsed (parser.skip.truncated), "
+             "so a site's large index pages need room"),
     Property("http.time.limit", 120, "int",
              "Max time for one request, from sending it to the end of the body (s); a body still arriving "
              "is kept, marked truncated; <=0 = no limit (Nutch's default -1; Gossamer bounds every request)"),
