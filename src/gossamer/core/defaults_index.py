@@ -117,6 +117,9 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Rank offset k of reciprocal-rank fusion: a hit at rank r adds weight / (k + r)", nutch=False),
     Property("searcher.summary.context", 5, "int", "Terms shown on each side of a hit in summaries"),
     Property("searcher.summary.length", 20, "int", "Total terms in a summary"),
+    Property("searcher.summary.scan.chars", 50_000, "int",
+             "A long page's snippet is its best fragment among the first this many characters of its text, "
+             "or of the whole text when they hold no query term; 0 = always the whole text", nutch=False),
     Property("searcher.filter.cache.size", 16, "int", "Raw-field filters cached per searcher"),
     Property("searcher.filter.cache.threshold", 0.05, "float",
              "Cache a filter only if it matches at least this fraction of documents"),
