@@ -39,6 +39,8 @@ PROFILES: dict[str, dict[str, Value]] = {
         "linkdb.ignore.internal.links": True,
         "db.max.outlinks.per.page": 100,
         "query.soft": False,
+        "index.analysis.fields": [],
+        "query.stem.boost": 0.0,
     },
 }
 """Per ``settings.profile``: the defaults it replaces.  ``nutch`` restores Nutch 1.x's values of the
