@@ -129,9 +129,8 @@ def test_index_cli_and_nothing_to_index(cli, tmp_path: Path) -> None:
     assert none.code == 2 and "none of the segments has fetched and parsed data" in none.err
     searcher = open_searcher(crawl, load_conf(crawl))
     try:
-        # a.test and b.test/kettle match exactly, c.test's "kettles" by its stem (stemmed opening, the default)
-        assert searcher.search("kettle").total == 3
-        assert "http://c.test/doc.txt" in {h.url for h in searcher.search("kettle", per_site=0).hits}
+        # a.test and b.test/kettle match exactly; "kettles" is in c.test's text only, which is not stemmed
+        assert searcher.search("kettle").total == 2
     finally:
         searcher.close()
 

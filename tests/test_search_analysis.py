@@ -43,7 +43,7 @@ def pages() -> list[Page]:
 
 ON = {"index.analysis.fields": ["title", "anchor", "content"], "index.analysis.languages": ["en", "de"],
       "query.stem.languages": ["en", "de"], "query.stem.boost": 0.5, "query.soft": True}
-"""More than the defaults (stemmed ``title`` and ``opening``, English only): every text field, two languages."""
+"""More than the defaults (stemmed ``title``, English only): every text field, two languages."""
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_stemming_is_on_by_default_and_an_index_without_shadow_fields_still_sear
     from tests.index_fixtures import settings_for_test
 
     defaults = settings_for_test(tmp_path)
-    assert defaults.get_list("index.analysis.fields") == ["title", "opening"]
+    assert defaults.get_list("index.analysis.fields") == ["title"]
     assert defaults.get_float("query.stem.boost") == 0.5
     nutch = defaults.with_values([("settings.profile", "nutch")], "test")
     assert nutch.get_list("index.analysis.fields") == [] and nutch.get_float("query.stem.boost") == 0.0

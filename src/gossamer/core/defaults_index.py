@@ -12,7 +12,7 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("indexingfilter.order", "", "str",
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
-    Property("index.analysis.fields", ["title", "opening"], "list",
+    Property("index.analysis.fields", ["title"], "list",
              "Text fields that get stemmed, case- and accent-folded shadow fields <field>_stem_<language> "
              "(one per index.analysis.languages), e.g. title,anchor,content; empty = no shadow fields (profile "
              "nutch; the cost of each field in docs/search.md)", nutch=False),

@@ -45,7 +45,7 @@ from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_
 from gossamer.search.details import hit_details
 from gossamer.search.name_match import name_factor, name_match
 from gossamer.search.opening_match import OpeningRule
-from gossamer.search.query_build import BuiltQuery, QueryBuilder
+from gossamer.search.query_build import BuiltQuery, PreparedQueries, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import (
     Stats,
@@ -64,8 +64,6 @@ LOG = logging.getLogger(__name__)
 TEXT_KINDS = ("text",)
 RELOAD_CHECK_SECONDS = 1.0
 MAX_ROUNDS = 4
-PREPARED_MEMO = 64
-"""Query texts whose parsed and built forms a :class:`ShardSet` keeps (a search needs them three times)."""
 """Rounds of asking shards for more after the per-site merge (see :func:`~gossamer.search.backend.refill`)."""
 
 
@@ -116,7 +114,7 @@ class ShardSet:
         self.shards = shards
         self.schema = shards[0].index.schema if shards else None
         self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
-        self._prepared_memo: dict[str, tuple[QueryBuilder, Query, BuiltQuery]] = {}
+        self._prepared_memo = PreparedQueries(self.builder) if self.builder else None
         self._semantic: SemanticIndex | None = None
         self._semantic_source: tuple[Path, tuple[int, ...]] | None = (live, tuple(numbers))
         self.generation = f"{live.stat().st_ino}-{description.created}"
@@ -171,25 +169,10 @@ class ShardSet:
             LOG.warning("%s: keeping index version %s (%s)", self.index_dir.display(), self._key, exc)
 
     def _prepared(self, text: str) -> tuple[Query, BuiltQuery]:
-        """The parsed query and its (unscaled) built form, kept for the last few texts.
-
-        A search asks for both three times (statistics, candidates, details); parsing and building
-        were ~10 % of a query's CPU.  Kept per builder: a reopened index starts afresh.
-        """
-        builder = self.builder
-        assert builder is not None
-        found = self._prepared_memo.get(text)
-        if found is not None and found[0] is builder:
-            return found[1], found[2]
-        parsed = parse_query(text, fields=builder.query_fields | {"date"})
-        built = builder.build(parsed)
-        if len(self._prepared_memo) >= PREPARED_MEMO:
-            self._prepared_memo.clear()
-        self._prepared_memo[text] = (builder, parsed, built)
-        return parsed, built
-
-    def _parse(self, text: str) -> Query:
-        return self._prepared(text)[0]
+        """The parsed and built query (kept for the last few texts: a search needs them three times)."""
+        memo = self._prepared_memo
+        assert memo is not None
+        return memo.get(text, lambda: parse_query(text, fields=memo.builder.query_fields | {"date"}))
 
     def _build(self, text: str) -> BuiltQuery:
         return self._prepared(text)[1]
@@ -289,7 +272,7 @@ class ShardSet:
         ``matches`` tells whether the document is a hit of the query (either tier).
         """
         assert self.schema is not None
-        built = self._build(text)
+        parsed, built = self._prepared(text)
         for shard in self.shards:
             by_id = tantivy.Query.term_query(self.schema, "id", url)
             hits = shard.searcher.search(by_id, 1).hits
@@ -303,14 +286,14 @@ class ShardSet:
             leaves = leaves_of(built.scoring.explain(shard.searcher, address).to_json(), self.field_names) \
                 if matched and built.scoring is not None else []
             power = self.settings.get_float("query.coord.power")
-            named = name_match(self._parse(text), text, self.settings, self.builder.field_names) \
+            named = name_match(parsed, text, self.settings, self.builder.field_names) \
                 if matched and self.builder is not None else None
             factor = name_factor(shard.searcher, self.schema, named, by_id)
             opening = OpeningRule.from_settings(self.settings)
             result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power), factor,
                              opening.opening_factor(leaves, built.words))
             result["matches"] = bool(matched)
-            vector = query_vector(self._parse(text), self.semantic.model) if self.semantic is not None else None
+            vector = query_vector(parsed, self.semantic.model) if self.semantic is not None else None
             if vector is not None and self.semantic is not None:
                 result["similarity"] = self.semantic.similarity(vector, url)
             return result
