@@ -295,13 +295,15 @@ RANKING_OPTIONS: dict[str, dict[str, Any]] = {
     "stemmed_soft": {"index.analysis.fields": ["title", "anchor", "content"], "query.stem.boost": 0.5,
                      "query.soft": True},
     "opening_repeats": {"opening.distinct.words": False},
+    "unstemmed": {"index.analysis.fields": [], "query.stem.boost": 0.0},
 }
-"""Ranking options that are off by default, each as ``anchors`` plus the option: ``soft`` matching and
-``stemmed`` shadow fields (issue 20 points 2–3), and both (``stemmed_soft``); ``semantic``: hybrid semantic
-ranking (point 4): page vectors in the index and the nearest pages fused with the text ranking (the fusion
-settings' defaults; ``bench.semantic_tune`` chooses them on one half of the queries). Its ``index`` step
-measures indexing with embeddings; ``index_bytes_per_page`` the size.  ``opening_repeats``: the opening field as written
-(a repeated word counts again) instead of each word once."""
+"""Ranking options, each as ``anchors`` plus the option: ``soft`` matching (now the default) and
+``stemmed`` shadow fields of ``title``, ``anchor`` and ``content`` (issue 20 points 2–3; the default stems
+``title`` and ``opening``), and both (``stemmed_soft``); ``unstemmed``: no stemming (as before 2026-11-27);
+``semantic``: hybrid semantic ranking (point 4): page vectors in the index and the nearest pages fused with
+the text ranking (the fusion settings' defaults; ``bench.semantic_tune`` chooses them on one half of the
+queries). Its ``index`` step measures indexing with embeddings; ``index_bytes_per_page`` the size.
+``opening_repeats``: the opening field as written (a repeated word counts again) instead of each word once."""
 
 
 QUERY_VARIANTS: dict[str, dict[str, Any]] = {

@@ -129,7 +129,7 @@ def test_index_cli_and_nothing_to_index(cli, tmp_path: Path) -> None:
     assert none.code == 2 and "none of the segments has fetched and parsed data" in none.err
     searcher = open_searcher(crawl, load_conf(crawl))
     try:
-        # a.test and b.test/kettle match exactly ("kettles" matches only with stemming, off by default)
+        # a.test and b.test/kettle match exactly; "kettles" is in c.test's text only, which is not stemmed
         assert searcher.search("kettle").total == 2
     finally:
         searcher.close()

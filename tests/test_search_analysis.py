@@ -43,7 +43,7 @@ def pages() -> list[Page]:
 
 ON = {"index.analysis.fields": ["title", "anchor", "content"], "index.analysis.languages": ["en", "de"],
       "query.stem.languages": ["en", "de"], "query.stem.boost": 0.5, "query.soft": True}
-"""Stemming and soft matching are off by default (they lowered topical relevance, docs/search.md): on here."""
+"""More than the defaults (stemmed ``title``, English only): every text field, two languages."""
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +97,25 @@ def test_stemmed_matches_score_below_exact_ones(crawls) -> None:
             "title_stem_en", "content_stem_en", "anchor_stem_en", "title_stem_de", "content_stem_de", "anchor_stem_de"}
     finally:
         broker.close()
+
+
+def test_stemming_is_on_by_default_and_an_index_without_shadow_fields_still_searches(tmp_path: Path) -> None:
+    from tests.index_fixtures import settings_for_test
+
+    defaults = settings_for_test(tmp_path)
+    assert defaults.get_list("index.analysis.fields") == ["title"]
+    assert defaults.get_float("query.stem.boost") == 0.5
+    nutch = defaults.with_values([("settings.profile", "nutch")], "test")
+    assert nutch.get_list("index.analysis.fields") == [] and nutch.get_float("query.stem.boost") == 0.0
+    stemmed, conf = make_crawl(tmp_path / "stemmed", pages()[:2])
+    plain, _ = make_crawl(tmp_path / "plain", pages()[:2], **{"index.analysis.fields": []})
+    for crawl, found in ((stemmed, ["http://a.test/crawling", "http://a.test/crawl"]),  # exact form first
+                         (plain, ["http://a.test/crawling"])):  # today's settings, an index without shadow fields
+        broker = open_searcher(crawl, conf)
+        try:
+            assert [h.url for h in broker.search("crawling", per_site=0).hits] == found
+        finally:
+            broker.close()
 
 
 IDENTIFIERS = {"http://c.test/join": ("os.path.join", "join", "path"),

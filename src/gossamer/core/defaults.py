@@ -40,6 +40,8 @@ PROFILES: dict[str, dict[str, Value]] = {
         "db.max.outlinks.per.page": 100,
         "http.content.limit": 1048576,
         "query.soft": False,
+        "index.analysis.fields": [],
+        "query.stem.boost": 0.0,
     },
 }
 """Per ``settings.profile``: the defaults it replaces.  ``nutch`` restores Nutch 1.x's values of the

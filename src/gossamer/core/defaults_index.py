@@ -12,11 +12,10 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("indexingfilter.order", "", "str",
              "Space-separated indexing filters in application order; empty = all active"),
     Property("indexer.score.power", 0.5, "float", "Document boost = score ^ this"),
-    Property("index.analysis.fields", [], "list",
+    Property("index.analysis.fields", ["title"], "list",
              "Text fields that get stemmed, case- and accent-folded shadow fields <field>_stem_<language> "
-             "(one per index.analysis.languages), e.g. title,anchor,content; empty (default: rank-neutral on "
-             "the benchmark and, with soft matching, over the latency goal; see docs/search.md) = no shadow "
-             "fields", nutch=False),
+             "(one per index.analysis.languages), e.g. title,anchor,content; empty = no shadow fields (profile "
+             "nutch; the cost of each field in docs/search.md)", nutch=False),
     Property("index.analysis.languages", ["en"], "list",
              "Languages (ISO 639-1) that get their own shadow fields (<field>_stem_<language>, stemmed by that "
              "language's Snowball stemmer inside tantivy); a page in another language counts as "
@@ -117,6 +116,9 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Rank offset k of reciprocal-rank fusion: a hit at rank r adds weight / (k + r)", nutch=False),
     Property("searcher.summary.context", 5, "int", "Terms shown on each side of a hit in summaries"),
     Property("searcher.summary.length", 20, "int", "Total terms in a summary"),
+    Property("searcher.summary.scan.chars", 50_000, "int",
+             "A long page's snippet is its best fragment among the first this many characters of its text, "
+             "or of the whole text when they hold no query term; 0 = always the whole text", nutch=False),
     Property("searcher.filter.cache.size", 16, "int", "Raw-field filters cached per searcher"),
     Property("searcher.filter.cache.threshold", 0.05, "float",
              "Cache a filter only if it matches at least this fraction of documents"),
@@ -137,9 +139,9 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
     Property("query.opening.all.boost", 2.0, "float",
              "Score multiplier of a page whose opening holds every word of a query of two or more bare words "
              "(description match); 1 = off", nutch=False),
-    Property("query.stem.boost", 0.0, "float",
+    Property("query.stem.boost", 0.5, "float",
              "Multiplier of a field's boost for matches in its stemmed shadow fields (<field>_stem_<language>); 0 = no "
-             "stemmed matching at query time", nutch=False),
+             "stemmed matching at query time (profile nutch)", nutch=False),
     Property("query.stem.languages", ["en"], "list",
              "Languages (ISO 639-1) whose Snowball stemmers stem query words, each looked up in that language's "
              "shadow fields (list the languages of index.analysis.languages)", nutch=False),

@@ -156,6 +156,7 @@ CHECKS: dict[str, object] = {
     "searcher.max.hits": MINUS_ONE_OR_MORE, "searcher.max.hits.per.site": NON_NEGATIVE,
     "searcher.hostgrouping.rawhits.factor": AtLeast(1), "searcher.node.timeout": AtLeast(0.01),
     "searcher.summary.context": NON_NEGATIVE, "searcher.summary.length": POSITIVE,
+    "searcher.summary.scan.chars": NON_NEGATIVE,
     "searcher.filter.cache.size": NON_NEGATIVE, "searcher.filter.cache.threshold": FRACTION,
     **_each(("query.phrase.boost", "query.url.boost", "query.anchor.boost", "query.title.boost",
              "query.host.boost", "query.content.boost"), NON_NEGATIVE),

@@ -45,7 +45,7 @@ from gossamer.search.backend import Candidate, HitDetails, SearchPage, group_by_
 from gossamer.search.details import hit_details
 from gossamer.search.name_match import name_factor, name_match
 from gossamer.search.opening_match import OpeningRule
-from gossamer.search.query_build import BuiltQuery, QueryBuilder
+from gossamer.search.query_build import BuiltQuery, PreparedQueries, QueryBuilder
 from gossamer.search.query_parse import parse_query
 from gossamer.search.scoring import (
     Stats,
@@ -114,6 +114,7 @@ class ShardSet:
         self.shards = shards
         self.schema = shards[0].index.schema if shards else None
         self.builder = QueryBuilder(self.settings, self.schema, self.field_names) if self.schema else None
+        self._prepared_memo = PreparedQueries(self.builder) if self.builder else None
         self._semantic: SemanticIndex | None = None
         self._semantic_source: tuple[Path, tuple[int, ...]] | None = (live, tuple(numbers))
         self.generation = f"{live.stat().st_ino}-{description.created}"
@@ -167,13 +168,14 @@ class ShardSet:
         except (TableError, OSError) as exc:
             LOG.warning("%s: keeping index version %s (%s)", self.index_dir.display(), self._key, exc)
 
-    def _parse(self, text: str) -> Query:
-        assert self.builder is not None
-        return parse_query(text, fields=self.builder.query_fields | {"date"})
+    def _prepared(self, text: str) -> tuple[Query, BuiltQuery]:
+        """The parsed and built query (kept for the last few texts: a search needs them three times)."""
+        memo = self._prepared_memo
+        assert memo is not None
+        return memo.get(text, lambda: parse_query(text, fields=memo.builder.query_fields | {"date"}))
 
     def _build(self, text: str) -> BuiltQuery:
-        assert self.builder is not None
-        return self.builder.build(self._parse(text))
+        return self._prepared(text)[1]
 
     def stats(self, text: str) -> Stats:
         """Statistics of the query's terms summed over these shards."""
@@ -207,8 +209,7 @@ class ShardSet:
         backends (asking a shard again when the per-site merge emptied its list).
         """
         assert self.builder is not None
-        parsed = self._parse(text)
-        built = self.builder.build(parsed)
+        parsed, built = self._prepared(text)
         page = SearchPage(generation=self.generation)
         opening = OpeningRule.from_settings(self.settings)
         scorer = TierScorer(built, stats, self.settings.get_float("query.coord.power"), opening)
@@ -271,7 +272,7 @@ class ShardSet:
         ``matches`` tells whether the document is a hit of the query (either tier).
         """
         assert self.schema is not None
-        built = self._build(text)
+        parsed, built = self._prepared(text)
         for shard in self.shards:
             by_id = tantivy.Query.term_query(self.schema, "id", url)
             hits = shard.searcher.search(by_id, 1).hits
@@ -285,14 +286,14 @@ class ShardSet:
             leaves = leaves_of(built.scoring.explain(shard.searcher, address).to_json(), self.field_names) \
                 if matched and built.scoring is not None else []
             power = self.settings.get_float("query.coord.power")
-            named = name_match(self._parse(text), text, self.settings, self.builder.field_names) \
+            named = name_match(parsed, text, self.settings, self.builder.field_names) \
                 if matched and self.builder is not None else None
             factor = name_factor(shard.searcher, self.schema, named, by_id)
             opening = OpeningRule.from_settings(self.settings)
             result = explain(leaves, stats, boost, coordination(leaves, built.groups, stats, power), factor,
                              opening.opening_factor(leaves, built.words))
             result["matches"] = bool(matched)
-            vector = query_vector(self._parse(text), self.semantic.model) if self.semantic is not None else None
+            vector = query_vector(parsed, self.semantic.model) if self.semantic is not None else None
             if vector is not None and self.semantic is not None:
                 result["similarity"] = self.semantic.similarity(vector, url)
             return result
