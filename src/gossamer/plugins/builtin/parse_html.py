@@ -183,7 +183,7 @@ class HtmlParser(Parser):
         base = document_base(tree, content.base_url or page_url)
         elements: list[Any] = []
         outlinks, canonical = self.links.extract(tree, base, elements)  # one pass: the links and the <meta>s
-        meta = self.meta.read_elements(elements)
+        meta = self.meta.read_attributes(elements)
         if meta.nofollow:
             outlinks = OutlinkList()
         parse_meta = meta.tags

@@ -20,6 +20,10 @@ do, and a repeated ``href`` on one page is processed once.  Resolution is done
 with string operations for the common shapes (absolute, ``//host``, ``/path``,
 ``?query``, ``name.html``, leading ``../``); the rare rest goes through
 :func:`urllib.parse.urljoin`, memoized (``parser.outlink.cache.size`` entries).
+
+The walk over the DOM runs in C when it can (:mod:`~gossamer.plugins.builtin.linkwalk_native`:
+one pass, the links, anchors and ``<meta>`` attributes returned in bulk); the Python walk
+below is the reference and the fallback, and both give the same output.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
 
 from gossamer.core import OutlinkList
+from gossamer.plugins.builtin import linkwalk_native
 
 LINK_ATTRIBUTES = {"a": "href", "area": "href", "frame": "src", "iframe": "src", "script": "src",
                    "link": "href", "img": "src", "source": "src"}
@@ -159,10 +164,15 @@ def anchor_text(node: object, limit: int) -> str:
 
 
 class LinkExtractor:
-    """Finds a page's outlinks (see the module docstring) with one CSS query."""
+    """Finds a page's outlinks (see the module docstring) in one pass over the DOM.
+
+    ``native``: ``None`` (the default) walks in C unless :func:`linkwalk_native.status`
+    gives a reason not to; ``False`` always walks in Python; ``True`` walks in C and
+    raises :class:`RuntimeError` when it cannot (for tests).
+    """
 
     def __init__(self, ignore_tags: Iterable[str], use_form_action: bool, anchor_limit: int,
-                 node_metadata_name: str, cache_size: int) -> None:
+                 node_metadata_name: str, cache_size: int, native: bool | None = None) -> None:
         ignored = {t.strip().lower() for t in ignore_tags if t.strip()}
         self.attributes = {tag: attr for tag, attr in LINK_ATTRIBUTES.items() if tag not in ignored}
         if use_form_action:
@@ -173,14 +183,23 @@ class LinkExtractor:
         self.anchor_limit = anchor_limit
         self.node_metadata_name = node_metadata_name
         self.resolver = LinkResolver(cache_size)
+        self.walker = None
+        if native or (native is None and linkwalk_native.status() is None):
+            self.walker = linkwalk_native.make_walker(self.attributes, anchor_limit, RESOURCE_RELS)
+            if self.walker is None and native:
+                raise RuntimeError(f"the C link walk cannot run: {linkwalk_native.status()}")
 
     def extract(self, tree: object, base: str, metas: list[object] | None = None) -> tuple[OutlinkList, str | None]:
         """``(outlinks in document order, canonical URL or None)`` of a parsed page.
 
-        ``metas``, when given, receives the page's ``<meta>`` elements in document order, found by
-        the same pass over the DOM (a CSS query walks the whole tree: ~0.1 ms on a doc page).
+        ``metas``, when given, receives the attributes (``node.attributes``) of the page's ``<meta>``
+        elements in document order, found by the same pass over the DOM (a CSS query walks the whole
+        tree: ~0.1 ms on a doc page).  A ``<meta>`` that also carries a link attribute is listed once
+        more per such attribute, as the CSS query of the Python path finds it.
         """
         canonical = self.canonical(tree, base)
+        if self.walker is not None:
+            return self._extract_native(tree, base, metas), canonical
         if metas is not None:
             selector = self.meta_selector
         elif self.attributes:
@@ -200,7 +219,7 @@ class LinkExtractor:
             attr = attributes.get(tag)
             if attr is None:
                 if tag == "meta" and metas is not None:
-                    metas.append(node)
+                    metas.append(node.attributes)
                 continue
             href = node.attrs.get(attr)
             if not href or href in seen:
@@ -226,9 +245,24 @@ class LinkExtractor:
             targets.append(target)
             anchors.append(anchor)
             tags.append(tag)
+        return self._outlinks(targets, anchors, tags), canonical
+
+    def _extract_native(self, tree: object, base: str, metas: list[object] | None) -> OutlinkList:
+        """The outlinks by the C walk (the same rules and output as :meth:`extract`'s Python loop)."""
+        if metas is None and not self.attributes:
+            return OutlinkList()
+        root = tree.root  # type: ignore[attr-defined]
+        if root is None:
+            return OutlinkList()
+        walker = self.walker
+        assert walker is not None
+        targets, anchors, tags = walker.walk(root.mem_id, self.resolver.resolve, BaseContext(base), metas)
+        return self._outlinks(targets, anchors, tags)
+
+    def _outlinks(self, targets: list[str], anchors: list[str], tags: list[str]) -> OutlinkList:
         meta_name = self.node_metadata_name
         metadata = [((meta_name, tag),) for tag in tags] if meta_name and tags else None
-        return OutlinkList(targets, anchors, metadata), canonical
+        return OutlinkList(targets, anchors, metadata)
 
     def canonical(self, tree: object, base: str) -> str | None:
         """Absolute target of the first ``<link rel="canonical">`` in the head, or ``None``."""

@@ -63,14 +63,13 @@ class MetaReader:
 
     def read(self, tree: object) -> MetaDirectives:
         """Directives and tags of every ``<meta>`` element of ``tree`` (a selectolax parser)."""
-        return self.read_elements(tree.css("meta"))  # type: ignore[attr-defined]
+        return self.read_attributes(node.attributes for node in tree.css("meta"))  # type: ignore[attr-defined]
 
-    def read_elements(self, elements: Iterable[Any]) -> MetaDirectives:
-        """Directives and tags of ``<meta>`` elements (selectolax nodes), in document order."""
+    def read_attributes(self, elements: Iterable[dict[str, Any]]) -> MetaDirectives:
+        """Directives and tags of ``<meta>`` elements given by their attributes, in document order."""
         found = MetaDirectives()
         tags = found.tags
-        for node in elements:
-            attrs = node.attributes
+        for attrs in elements:
             found.elements.append(attrs)
             content = attrs.get("content")
             if content is None:

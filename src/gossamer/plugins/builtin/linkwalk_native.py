@@ -1,0 +1,99 @@
+"""parse-html's link walk in C (``_linkwalk``): loading, the checks it must pass, its configuration.
+
+The C extension walks a selectolax (lexbor) DOM once and returns in bulk what
+:meth:`~gossamer.plugins.builtin.parse_html_links.LinkExtractor.extract` needs — the
+outlinks in document order with their anchors and tags, and the ``<meta>`` elements'
+attributes — by exactly the rules of :mod:`~gossamer.plugins.builtin.parse_html_links`
+(a test compares both paths over many pages and fuzzed HTML).  Targets are still
+resolved by the Python :class:`~gossamer.plugins.builtin.parse_html_links.LinkResolver`,
+called from C once per distinct ``href``.
+
+It does not link lexbor itself: it opens selectolax's already loaded extension module
+(``dlopen`` with ``RTLD_NOLOAD``) and looks up lexbor's exported functions there.  It
+relies on one struct layout, lexbor's node (for a text node's data); before the first
+walk that layout and the accessors are checked on a probe tree (:func:`status`).
+
+The Python path is used instead when the extension was not built (no compiler at
+install time: it is an optional extension), when a check fails, or when the
+environment variable ``GOSSAMER_LINKWALK`` is ``python`` (read when the first parser
+is built; tests select a path per extractor with its ``native`` argument).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from functools import cache
+from typing import Any
+
+ENV_VAR = "GOSSAMER_LINKWALK"
+"""``python`` selects the Python link walk for every parser of the process."""
+
+_PROBE_TEXT = "gossamer link walk probe \u00e9"
+_PROBE_HTML = f'<p id="probe" class="walk">{_PROBE_TEXT}</p>'
+_TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta")
+
+
+@cache
+def _loaded() -> tuple[Any, dict[str, int]] | str:
+    """``(module, tag ids)`` when the C walk can run in this process, else the reason it cannot."""
+    try:
+        module = importlib.import_module("gossamer.plugins.builtin._linkwalk")
+    except ImportError as error:
+        return f"the C extension is not built ({error})"
+    try:
+        from selectolax import lexbor
+        from selectolax.lexbor import LexborHTMLParser
+    except ImportError as error:  # pragma: no cover - selectolax is a dependency
+        return f"selectolax is missing ({error})"
+    reason = module.configure(lexbor.__file__)
+    if reason is not None:
+        return str(reason)
+    tree = LexborHTMLParser(_PROBE_HTML)
+    element = tree.css_first("p")
+    text = element.first_child if element is not None else None
+    if text is None:
+        return "the probe document did not parse"
+    reason = module.check_layout(element.mem_id, text.mem_id, _PROBE_TEXT.encode(), (b"id", b"class"))
+    if reason is not None:
+        return f"selectolax {getattr(__import__('selectolax'), '__version__', '?')}: {reason}"
+    ids = {"-text": module.tag_id(text.mem_id)}
+    for tag in _TAGS:
+        node = lexbor.create_tag(tag)
+        if node.tag != tag:
+            return f"selectolax names a created {tag!r} {node.tag!r}"
+        ids[tag] = module.tag_id(node.mem_id)
+    if len(set(ids.values())) != len(ids):
+        return "lexbor's tag ids are not distinct"
+    return module, ids
+
+
+def status() -> str | None:
+    """``None`` when the C link walk is used by default, else the reason the Python path is."""
+    if os.environ.get(ENV_VAR, "").strip().lower() == "python":
+        return f"{ENV_VAR}=python"
+    loaded = _loaded()
+    return loaded if isinstance(loaded, str) else None
+
+
+def available() -> bool:
+    """Whether the C link walk can run in this process (the environment variable aside)."""
+    return not isinstance(_loaded(), str)
+
+
+def make_walker(attributes: dict[str, str], anchor_limit: int, resource_rels: frozenset[str]) -> Any | None:
+    """A C walker for an extractor's ``tag -> attribute`` map, or ``None`` when it cannot run.
+
+    The walker's ``walk(root_address, resolve, ctx, metas)`` returns ``(targets, anchors,
+    tags)`` and, when ``metas`` is a list, appends the ``<meta>`` elements' attribute dicts.
+    """
+    loaded = _loaded()
+    if isinstance(loaded, str):
+        return None
+    module, ids = loaded
+    if any(tag not in ids for tag in attributes):
+        return None
+    specs = tuple((ids[tag], tag, tag.encode(), attr.encode()) for tag, attr in attributes.items())
+    wanted = tuple(attr.encode() for attr in sorted(set(attributes.values())))
+    return module.Walker(specs, wanted, ids["-text"], ids["meta"], ids["img"], ids["a"], ids["link"], ids["form"],
+                         anchor_limit, resource_rels)
