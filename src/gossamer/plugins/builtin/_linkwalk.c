@@ -8,10 +8,12 @@
  *
  * lexbor is not linked here: configure() takes the path of selectolax's already loaded
  * extension module, opens it with RTLD_NOLOAD and looks up lexbor's exported functions.
- * One struct layout is relied on, lexbor's lxb_dom_node_t (for the data of a text node, which
- * no exported function returns without a copy); check_layout() verifies it on a probe tree
- * against the exported accessors before anything is walked, and the Python side falls back to
- * the Python path when a check fails.
+ * One struct layout is relied on, lexbor's lxb_dom_node_t: for the data of a text node (which
+ * no exported function returns without a copy) and, once checked, for the tree links and tag
+ * id (the exported accessors are plain reads of these fields, but a call per node costs ~25 %
+ * of the walk).  check_layout() verifies every field read against the exported accessors on a
+ * probe tree before anything is walked; the Python side falls back to the Python path when a
+ * check fails.
  *
  * Defensive rules: every walk is iterative (no recursion, any depth), every length comes from
  * lexbor, buffers grow with overflow checks, anchor texts stop growing past the anchor limit.
@@ -60,6 +62,13 @@ static struct {
     lw_str_data_fn str_data;
     lw_str_len_fn str_length;
 } lx;
+
+/* Reads of a node through the layout check_layout() verified (each equals its lexbor accessor). */
+static inline void *node_first_child(void *node) { return ((const lw_node_mirror *)node)->first_child; }
+static inline void *node_next(void *node) { return ((const lw_node_mirror *)node)->next; }
+static inline void *node_parent(void *node) { return ((const lw_node_mirror *)node)->parent; }
+static inline uintptr_t node_tag_id(void *node) { return ((const lw_node_mirror *)node)->local_name; }
+static inline int node_type(void *node) { return ((const lw_node_mirror *)node)->type; }
 
 /* ---------- small helpers over lexbor ---------- */
 
@@ -115,13 +124,13 @@ static int is_nofollow(void *node) {
 /* Pre-order successor of `node` inside the subtree of `root` (root itself excluded), or NULL. */
 static void *next_in(void *node, void *root, int descend) {
     if (descend) {
-        void *child = lx.first_child(node);
+        void *child = node_first_child(node);
         if (child != NULL) return child;
     }
     while (node != root) {
-        void *sibling = lx.next(node);
+        void *sibling = node_next(node);
         if (sibling != NULL) return sibling;
-        node = lx.parent(node);
+        node = node_parent(node);
         if (node == NULL) return NULL;
     }
     return NULL;
@@ -223,7 +232,7 @@ static PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, lo
     PyObject *result = NULL;
     int count = 0;
     for (void *cur = next_in(node, node, 1); cur != NULL && !t.full; cur = next_in(cur, node, 1)) {
-        if (lx.tag_id(cur) != text_id) continue;
+        if (node_tag_id(cur) != text_id) continue;
         size_t len = 0;
         const lw_char *data = text_data(cur, &len);
         if (data == NULL) continue;
@@ -233,7 +242,7 @@ static PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, lo
     if (t.len == 0) {
         /* css_first("img[alt]"), then attributes.get("alt") (the last attribute named exactly alt). */
         for (void *cur = next_in(node, node, 1); cur != NULL; cur = next_in(cur, node, 1)) {
-            if (lx.tag_id(cur) != img_id || lx.node_type(cur) != LW_ELEMENT || attr_by_local(cur, "alt", 3) == NULL)
+            if (node_tag_id(cur) != img_id || node_type(cur) != LW_ELEMENT || attr_by_local(cur, "alt", 3) == NULL)
                 continue;
             const lw_char *alt = NULL;
             size_t alt_len = 0;
@@ -458,7 +467,7 @@ static int add_link(Walker *self, void *node, int spec, lw_out *out) {
     const lw_char *qname = lx.element_qualified_name(node, &qlen);
     if (qname == NULL || qlen != self->tag_len[spec] || memcmp(qname, self->tag_name[spec], qlen) != 0) return 0;
     if (is_nofollow(node)) return 0;
-    uintptr_t tid = lx.tag_id(node);
+    uintptr_t tid = node_tag_id(node);
     int rc = -1, skip;
     PyObject *href = decode(v, len), *stripped = NULL, *target = NULL, *anchor = NULL;
     if (href == NULL) return -1;
@@ -481,7 +490,7 @@ static int add_link(Walker *self, void *node, int spec, lw_out *out) {
     if (tid == self->a_id) {
         anchor = anchor_text(node, self->text_id, self->img_id, self->limit);
         if (anchor == NULL) goto done;
-        if (PyUnicode_GET_LENGTH(anchor) == 0 && lx.first_child(node) == NULL) {
+        if (PyUnicode_GET_LENGTH(anchor) == 0 && node_first_child(node) == NULL) {
             rc = 0;
             goto done;
         }
@@ -522,13 +531,13 @@ static PyObject *walker_walk(Walker *self, PyObject *args) {
     if (out.seen == NULL || out.targets == NULL || out.anchors == NULL || out.tags == NULL) goto done;
     void *root = (void *)(uintptr_t)root_addr;
     for (void *node = root; node != NULL; node = next_in(node, root, 1)) {
-        uintptr_t tid = lx.tag_id(node);
+        uintptr_t tid = node_tag_id(node);
         if (tid == self->meta_id) {
-            if (out.metas != NULL && lx.node_type(node) == LW_ELEMENT && add_meta(self, node, out.metas) < 0)
+            if (out.metas != NULL && node_type(node) == LW_ELEMENT && add_meta(self, node, out.metas) < 0)
                 goto done;
             continue;
         }
-        if (tid >= LW_MAX_TAG || self->spec_of[tid] < 0 || lx.node_type(node) != LW_ELEMENT) continue;
+        if (tid >= LW_MAX_TAG || self->spec_of[tid] < 0 || node_type(node) != LW_ELEMENT) continue;
         if (add_link(self, node, self->spec_of[tid], &out) < 0) goto done;
     }
     result = PyTuple_Pack(3, out.targets, out.anchors, out.tags);
@@ -606,7 +615,7 @@ static PyObject *check_layout(PyObject *module, PyObject *args) {
     PyObject *names;
     if (!PyArg_ParseTuple(args, "KKy#O!", &element_addr, &text_addr, &data, &data_len, &PyTuple_Type, &names))
         return NULL;
-    lx.layout_ok = 0;
+    /* A failed check leaves an earlier success in force: the layout cannot change while the process runs. */
     if (!lx.ready) return PyUnicode_FromString("not configured");
     void *element = (void *)(uintptr_t)element_addr, *text = (void *)(uintptr_t)text_addr;
     if (element == NULL || text == NULL) return PyUnicode_FromString("no probe nodes");
@@ -618,7 +627,7 @@ static PyObject *check_layout(PyObject *module, PyObject *args) {
     const lw_node_mirror *e = (const lw_node_mirror *)element;
     if (m->parent != element || m->next != lx.next(text) || m->prev != lx.prev(text) || m->first_child != NULL ||
         m->type != LW_TEXT || e->first_child != text || e->last_child != text || e->type != LW_ELEMENT ||
-        e->parent != lx.parent(element) || e->next != lx.next(element) || m->local_name != lx.tag_id(text) ||
+        e->parent != lx.parent(element) || e->next != lx.next(element) || e->next == NULL || e->prev != lx.prev(element) || m->local_name != lx.tag_id(text) ||
         e->local_name != lx.tag_id(element))
         return PyUnicode_FromString("lxb_dom_node_t layout differs");
     size_t len = 0;

@@ -30,7 +30,7 @@ ENV_VAR = "GOSSAMER_LINKWALK"
 """``python`` selects the Python link walk for every parser of the process."""
 
 _PROBE_TEXT = "gossamer link walk probe \u00e9"
-_PROBE_HTML = f'<p id="probe" class="walk">{_PROBE_TEXT}</p>'
+_PROBE_HTML = f'<p id="probe" class="walk">{_PROBE_TEXT}</p><b>next</b>'
 _TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta")
 
 

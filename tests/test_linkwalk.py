@@ -1,0 +1,223 @@
+"""parse-html's link walk in C (``_linkwalk``) against the Python walk: the same output, on any input.
+
+Both walks of :class:`LinkExtractor` run over the same parsed trees — hand-written edge
+cases, the trap host's malformed page, pages of the local web's doc sites (when their
+packages are installed), hostile input (deep nesting, huge attributes, invalid UTF-8,
+thousands of links) and fuzzed HTML — and must give identical outlinks, anchors, tags,
+canonical and ``<meta>`` attributes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
+
+from gossamer.plugins.builtin import linkwalk_native
+from gossamer.plugins.builtin.parse_html import HtmlParser, document_base
+from gossamer.plugins.builtin.parse_html_links import LinkExtractor
+from gossamer.core import Settings
+from tests.test_fuzz import HTML_PARTS, junk
+from tests.test_parse_html import MALFORMED
+
+BASE = "http://trap.web.test:8080/dir/page.html"
+CONFIGS = {
+    "defaults": ((), False, 100, ""),
+    "forms, tag names, short anchors": ((), True, 7, "nutch.htmlnode"),
+    "ignored tags, no anchor limit": (("img", "script", "link"), False, -1, ""),
+    "anchor limit 0": (("a",), True, 0, ""),
+}
+DOC_ROOTS = ["/usr/share/doc/python3.11/html", "/usr/share/doc/postgresql-doc-15/html",
+             "/usr/share/doc/openjdk-17-jre-headless/api", "/usr/share/doc/rust-doc/html",
+             "/usr/share/debian-reference", "/usr/share/doc/git-doc", "/usr/share/doc/python-django-doc/html",
+             "/usr/share/doc/libboost1.81-doc", "/usr/share/doc/gcc-12-base/libstdc++",
+             "/usr/share/doc/erlang-doc", "/usr/share/doc/cmake-data/html"]
+
+EDGE_CASES = [
+    # rel nofollow: HTML white space separates words (not \v, not U+00A0), any ASCII case
+    "".join(f'<a rel="{rel}" href="n{i}.html">n{i}</a>' for i, rel in enumerate(
+        ["NoFollow", "a\tnofollow", "a\x0cnofollow", "a\x0bnofollow", "a\u00a0nofollow", "nofollow2", "x nofollow y",
+         "", "nofollow\r\n", "NOFOLLOW x", "noFollow\u0130"])),
+    # <link rel> resources, canonical, base
+    '<head><base href="/other/"><link rel="Stylesheet icon" href="s.css"><link rel="canonical" href="c.html">'
+    '<link rel="alternate" href="alt.html"><link rel="\u0130CON" href="i.png"><link rel href="norel.html">'
+    '<link rel="preload" href="p.js"><link href=""></head><body><a href="x.html">x</a>',
+    # forms
+    '<form action="get.cgi">a</form><form action="post.cgi" method=" POST ">b</form><form action="p2" method=post>'
+    '<form action="p3" method="pOsT\u00a0"></form><form method="post">',
+    # anchors: empty, comment child, white space only, image alt, unicode white space, long texts
+    '<a href="e.html"></a><a href="e.html">second</a><a href="c.html"><!--c--></a><a href="w.html"> \n </a>'
+    '<a href="img.html"><img alt="  hello \t world "></a><a href="noalt.html"><img src="i.png"></a>'
+    '<a href="emptyalt.html"><span><img alt=""><img alt="later"></span></a>'
+    '<a href="ws.html">\u2003a\u00a0b\u3000c\x1cd\x85e\u200bf </a>'
+    '<a href="long.html">' + "word " * 40 + '</a><a href="edge.html">abcdefg hij</a><a href="edge2.html">abcdef ghij</a>'
+    '<a href="mixed.html">one<b>two</b><i> three </i>four<script>var s=1</script><style>x{}</style></a>',
+    # targets that resolve to nothing, duplicates, odd shapes
+    '<a href="#top">top</a><a href="#top">again</a><a href="mailto:x@y">m</a><a href="  http://h/a  ">s</a>'
+    '<a href="\thttp://h/b\n">c</a><a href="../../up.html">u</a><a href="?q=1">q</a><a href="//host/p">p</a>'
+    '<a href="http://h/a/./b/../c">d</a><a href="javascript:void(0)">j</a><a href="HTTP://X/Y">X</a><a href>no</a>'
+    '<a href="">empty</a><a href="http://[::1">broken</a><a href="\u00e9t\u00e9.html">accent</a>'
+    '<a href="./a/../b.html">dots</a><a href=".">dot</a><a href="..">dotdot</a><a href="s p a c e">sp</a>',
+    # every link element, metas doubled by their link attributes
+    '<head><meta name="a" content="1" href="m.html"><meta name="b" content="2" href="m2.html" src="s" action="x">'
+    '<meta name="c" content="3" href="m3.html" rel="nofollow"><meta http-equiv="refresh" content="0; url=r.html">'
+    '<script src="s.js"></script></head><body><map><area href="area.html"></map><iframe src="if.html"></iframe>'
+    '<video><source src="v.mp4"></video><img src="i.png" href="imghref"><a src="asrc">no href</a>'
+    '<object data="o"></object><embed src="emb"></body>',
+    '<frameset><frame src="f1.html"><frame src="f2.html" rel="nofollow"></frameset>',
+    # foreign content, prefixes, templates
+    '<svg><a xlink:href="xl.html">xl</a><a href="svg.html">s<text>t</text></a></svg>'
+    '<math><mi><a href="math.html">m</a></mi></math><foo:a href="pfx.html">p</foo:a>'
+    '<template><a href="tpl.html">t</a></template><A HREF="UP.html">UP</A>',
+    # no html content at all
+    "", "plain text", "<!-- only a comment -->",
+]
+
+
+def extractors(config: tuple[tuple[str, ...], bool, int, str]) -> tuple[LinkExtractor, LinkExtractor]:
+    ignore, forms, limit, meta_name = config
+    return (LinkExtractor(ignore, forms, limit, meta_name, 1000, native=False),
+            LinkExtractor(ignore, forms, limit, meta_name, 1000, native=True))
+
+
+def outputs(extractor: LinkExtractor, tree: LexborHTMLParser, base: str, with_metas: bool) -> tuple:
+    metas: list[dict[str, str | None]] | None = [] if with_metas else None
+    outlinks, canonical = extractor.extract(tree, base, metas)
+    return outlinks.to_urls, outlinks.anchors, outlinks.metadata, canonical, metas
+
+
+def assert_same(document: str | bytes, base: str = BASE, configs: dict | None = None) -> int:
+    """Both walks over ``document`` under every configuration; returns the outlinks found with the defaults."""
+    tree = LexborHTMLParser(document)
+    base = document_base(tree, base)
+    found = 0
+    for name, config in (configs or CONFIGS).items():
+        python, native = extractors(config)
+        for with_metas in (True, False):
+            expected = outputs(python, tree, base, with_metas)
+            assert outputs(native, tree, base, with_metas) == expected, (name, with_metas)
+            if name == "defaults" and with_metas:
+                found = len(expected[0])
+    return found
+
+
+def test_the_c_walk_is_built_and_used() -> None:
+    assert linkwalk_native.status() is None, linkwalk_native.status()
+    assert HtmlParser(Settings()).links.walker is not None
+
+
+@pytest.mark.parametrize("case", range(len(EDGE_CASES)))
+def test_edge_cases_give_the_same_output(case: int) -> None:
+    assert_same(EDGE_CASES[case])
+    assert_same(f"<html><head><title>t</title></head><body>{EDGE_CASES[case]}</body></html>")
+
+
+def test_edge_cases_find_what_the_rules_say() -> None:
+    python, native = extractors(CONFIGS["defaults"])
+    tree = LexborHTMLParser(EDGE_CASES[0])
+    urls = outputs(native, tree, BASE, False)[0]
+    assert [u.rsplit("/", 1)[1] for u in urls] == ["n3.html", "n4.html", "n5.html", "n7.html", "n10.html"]
+    tree = LexborHTMLParser(EDGE_CASES[3])
+    to_urls, anchors, _, _, _ = outputs(native, tree, BASE, False)
+    got = dict(zip([u.rsplit("/", 1)[1] for u in to_urls], anchors, strict=True))
+    assert got["e.html"] == "second" and got["c.html"] == "" and got["w.html"] == ""
+    assert got["img.html"] == "hello world" and got["ws.html"] == "a b c d e\u200bf"
+    assert "noalt.html" in got and got["emptyalt.html"] == ""
+    assert got["mixed.html"] == "one two three four var s=1 x{}"
+    metas: list = []
+    native.extract(LexborHTMLParser(EDGE_CASES[5]), BASE, metas)
+    assert [m.get("name") for m in metas] == ["a", "a", "b", "b", "b", "c", None]  # b: href and src (no forms)
+
+
+def test_the_trap_hosts_malformed_page_gives_the_same_output() -> None:
+    assert assert_same(MALFORMED) > 10
+    assert assert_same(MALFORMED.encode()) > 10
+
+
+def test_hostile_input_never_crashes_and_gives_the_same_output() -> None:
+    deep = "<span>" * 20000 + '<a href="deep.html">deep</a>' + "</span>" * 20000
+    assert assert_same(deep) == 1
+    nested_svg = "<svg>" + "".join(f'<a href="n{i}.html">t{i} ' for i in range(3000)) + "</svg>"
+    assert assert_same(nested_svg, configs={"defaults": CONFIGS["defaults"]}) == 3000
+    many = "".join(f'<a href="p{i % 7000}.html">link {i}</a><img src="i{i}.png">' for i in range(10000))
+    assert assert_same(many, configs={"defaults": CONFIGS["defaults"]}) == 17000
+    huge = f'<a href="{"a" * 3_000_000}.html" rel="{"x " * 100_000}">{"w " * 500_000}</a><img alt="{"b" * 100_000}">'
+    assert assert_same(huge, configs={k: CONFIGS[k] for k in ("defaults", "ignored tags, no anchor limit")}) == 1
+    invalid = (b'<a href="\xff\xfe.html">\xe2\x82 broken \xc3</a><a href="\xfe\xff.html">x\xed\xa0\x80y</a>'
+               b'<a href="ok.html"><img alt="\xf0\x9f\x98 \xf4\x90\x80\x80"></a><meta name="\xff" content="\xc3">'
+               b'<a href="z.html">\xe2\x80\x83sp\xc2\xa0ace\xc2</a>')
+    assert assert_same(invalid) == 3  # both bad hrefs read as "\ufffd\ufffd.html": one link
+    assert assert_same(b"\x00<a href='\x00'>\x00</a><a href=x\x00y>\x00z</a>") >= 1
+
+
+def _doc_pages(limit_per_root: int) -> list[Path]:
+    pages: list[Path] = []
+    for root in DOC_ROOTS:
+        if os.path.isdir(root):
+            found = sorted(p for p in Path(root).rglob("*.htm*") if p.is_file())
+            step = max(1, len(found) // limit_per_root)
+            pages.extend(found[::step][:limit_per_root])
+    return pages
+
+
+def test_doc_sites_pages_give_the_same_output() -> None:
+    pages = _doc_pages(25)
+    if not pages:
+        pytest.skip("the local web's doc packages are not installed")
+    links = 0
+    for path in pages:
+        links += assert_same(path.read_bytes()[:4_000_000], f"http://doc.web.test/{path.name}",
+                             configs={"defaults": CONFIGS["defaults"]})
+    assert links > 0
+
+
+LINK_PARTS = HTML_PARTS + [
+    "<a href=", "<a rel='nofollow' href='", "<a rel=NoFollow href=", " rel='nofollow' ", "<link rel='stylesheet' href='",
+    "<link rel=canonical href='", "<link href='", "<form action='", " method='post'", "<img alt='", "<img alt>",
+    "<svg>", "</svg>", "<template>", "</template>", "<meta name='x' content='y' href='", "<iframe src=", "<source src=",
+    "#", "?q", "mailto:x", "\t", "\u00a0", "\u2003", "\x0c", "\x0b", "a.html", "../b.html", "./c", "HTTP://H/x",
+    "<!--x-->", "</a>", "<b>", "</b>", "\udcff", "\x85",
+]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.one_of(junk(LINK_PARTS).map(lambda s: s.encode("utf-8", "surrogatepass")),
+                 st.binary(max_size=3000)))
+@example(b"<a href=x>" * 500)
+@example(b"<a href='a'>\xff</a><a href='a'>\xfe</a>")
+def test_fuzzed_html_gives_the_same_output(document: bytes) -> None:
+    assert_same(document)
+
+
+def test_the_python_path_is_chosen_by_the_environment_or_a_failed_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(linkwalk_native.ENV_VAR, "python")
+    assert linkwalk_native.status() == "GOSSAMER_LINKWALK=python"
+    assert HtmlParser(Settings()).links.walker is None
+    monkeypatch.delenv(linkwalk_native.ENV_VAR)
+    monkeypatch.setattr(linkwalk_native, "_loaded", lambda: "the C extension is not built (test)")
+    assert linkwalk_native.status() == "the C extension is not built (test)"
+    python = LinkExtractor((), False, 100, "", 10)
+    assert python.walker is None
+    assert python.extract(LexborHTMLParser('<a href="x.html">x</a>'), BASE)[0].to_urls == ["http://trap.web.test:8080/dir/x.html"]
+    with pytest.raises(RuntimeError, match="not built"):
+        LinkExtractor((), False, 100, "", 10, native=True)
+
+
+def test_the_checks_refuse_what_they_cannot_read() -> None:
+    from gossamer.plugins.builtin import _linkwalk
+
+    assert "not loaded" in _linkwalk.configure("/nonexistent/lexbor.so")
+    tree = LexborHTMLParser('<p id="probe" class="walk">text</p><b>next</b>')
+    element = tree.css_first("p")
+    text = element.first_child
+    assert _linkwalk.check_layout(element.mem_id, text.mem_id, b"text", (b"id", b"class")) is None
+    assert _linkwalk.check_layout(element.mem_id, text.mem_id, b"other", (b"id", b"class")) == "text node data differs"
+    assert _linkwalk.check_layout(element.mem_id, text.mem_id, b"text", (b"class",)) == "attribute list differs"
+    assert _linkwalk.check_layout(text.mem_id, element.mem_id, b"text", ()) == "node types differ"
+    with pytest.raises(ValueError):
+        linkwalk_native.make_walker({"a": "h" * 40}, 100, frozenset())
