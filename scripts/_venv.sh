@@ -26,7 +26,13 @@ ensure_venv() {
     local target="$ROOT"
     [ -n "$extras" ] && target="$ROOT[$extras]"
     local stamp="$VENV/.installed-${extras:-base}"
-    if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
+    # Reinstalled when the project's metadata or a C source changed (the editable install builds the optional
+    # extension into src/; without a compiler it is skipped and the Python path runs).
+    local changed=""
+    for f in "$ROOT/pyproject.toml" "$ROOT/setup.py" "$ROOT"/src/gossamer/plugins/builtin/*.c; do
+        [ -f "$f" ] && [ "$f" -nt "$stamp" ] && changed=1
+    done
+    if [ ! -f "$stamp" ] || [ -n "$changed" ]; then
         echo "== installing gossamer${extras:+[$extras]} (editable)"
         if ! "$VENV/bin/python" -m pip install --quiet -e "$target" > "$VENV/install.log" 2>&1; then
             cat "$VENV/install.log" >&2

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
+from gossamer.core import Settings
 from gossamer.plugins.builtin import linkwalk_native
 from gossamer.plugins.builtin.parse_html import HtmlParser, document_base
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
-from gossamer.core import Settings
 from tests.test_fuzz import HTML_PARTS, junk
 from tests.test_parse_html import MALFORMED
 
@@ -54,7 +54,8 @@ EDGE_CASES = [
     '<a href="img.html"><img alt="  hello \t world "></a><a href="noalt.html"><img src="i.png"></a>'
     '<a href="emptyalt.html"><span><img alt=""><img alt="later"></span></a>'
     '<a href="ws.html">\u2003a\u00a0b\u3000c\x1cd\x85e\u200bf </a>'
-    '<a href="long.html">' + "word " * 40 + '</a><a href="edge.html">abcdefg hij</a><a href="edge2.html">abcdef ghij</a>'
+    '<a href="long.html">' + "word " * 40 + '</a><a href="edge.html">abcdefg hij</a>'
+    '<a href="edge2.html">abcdef ghij</a>'
     '<a href="mixed.html">one<b>two</b><i> three </i>four<script>var s=1</script><style>x{}</style></a>',
     # targets that resolve to nothing, duplicates, odd shapes
     '<a href="#top">top</a><a href="#top">again</a><a href="mailto:x@y">m</a><a href="  http://h/a  ">s</a>'
@@ -176,7 +177,8 @@ def test_doc_sites_pages_give_the_same_output() -> None:
 
 
 LINK_PARTS = HTML_PARTS + [
-    "<a href=", "<a rel='nofollow' href='", "<a rel=NoFollow href=", " rel='nofollow' ", "<link rel='stylesheet' href='",
+    "<a href=", "<a rel='nofollow' href='", "<a rel=NoFollow href=", " rel='nofollow' ",
+    "<link rel='stylesheet' href='",
     "<link rel=canonical href='", "<link href='", "<form action='", " method='post'", "<img alt='", "<img alt>",
     "<svg>", "</svg>", "<template>", "</template>", "<meta name='x' content='y' href='", "<iframe src=", "<source src=",
     "#", "?q", "mailto:x", "\t", "\u00a0", "\u2003", "\x0c", "\x0b", "a.html", "../b.html", "./c", "HTTP://H/x",
