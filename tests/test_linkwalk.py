@@ -9,6 +9,7 @@ canonical and ``<meta>`` attributes.
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from gossamer.core import Settings
 from gossamer.plugins.builtin import linkwalk_native
 from gossamer.plugins.builtin.parse_html import HtmlParser, document_base
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
-from tests.test_fuzz import HTML_PARTS, junk
+from tests.test_fuzz import HTML_PARTS, URL_PARTS, junk
 from tests.test_parse_html import MALFORMED
 
 BASE = "http://trap.web.test:8080/dir/page.html"
@@ -223,3 +224,18 @@ def test_the_checks_refuse_what_they_cannot_read() -> None:
     assert _linkwalk.check_layout(text.mem_id, element.mem_id, b"text", ()) == "node types differ"
     with pytest.raises(ValueError):
         linkwalk_native.make_walker({"a": "h" * 40}, 100, frozenset())
+
+
+BASES = ["http://h.test/", "http://h.test", "https://h.test:8443/a/b/c.html?q=1", "http://h.test/a/b/", "file:///tmp/x/y",
+         "ftp://h.test/pub/", "http://h.test/a/b/c/d/e/f.html", "HTTP://H.TEST/A/./B/../C"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(junk(URL_PARTS + ["../", "./", ".", "/.", "#", "?", "a", "b/", "\t", "\n"], 10), max_size=40),
+       st.sampled_from(BASES))
+@example(["../", "../../", "./", ".", "..", "../.x", "../a/./b", "a/..", "../../../../../../x", "//h2/p/../q", "?q#f",
+          "#", "", " ", "HtTp://x/./y", "x:y", "1x:y", "mailto:a", "a#b", "a\tb", "../#x", ".#x"], BASES[3])
+def test_fuzzed_targets_resolve_the_same(hrefs: list[str], base: str) -> None:
+    document = "".join(f'<a href="{html.escape(href)}">{i}</a>' for i, href in enumerate(hrefs))
+    assert_same(document, base, configs={"defaults": CONFIGS["defaults"]})

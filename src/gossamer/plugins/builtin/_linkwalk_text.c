@@ -1,0 +1,120 @@
+/* _linkwalk: the anchor text of a link element, as parse_html_links.anchor_text computes it (see _linkwalk.c). */
+#include "_linkwalk.h"
+
+/* ---------- anchor text: white space collapsed as " ".join(text.split()), cut to the limit ---------- */
+
+typedef struct {
+    Py_UCS4 *out;
+    size_t len, cap;
+    long long limit; /* < 0: none */
+    int pending;     /* white space seen after some text */
+    int full;        /* more than `limit` characters collected: the rest cannot change the result */
+} lw_text;
+
+static int text_put(lw_text *t, Py_UCS4 c) {
+    if (t->len == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        if (cap < t->cap || cap > ((size_t)PY_SSIZE_T_MAX) / sizeof(Py_UCS4)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        Py_UCS4 *grown = PyMem_Realloc(t->out, cap * sizeof(Py_UCS4));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->out = grown;
+        t->cap = cap;
+    }
+    t->out[t->len++] = c;
+    if (t->limit >= 0 && t->len > (size_t)t->limit) t->full = 1;
+    return 0;
+}
+
+static int text_feed(lw_text *t, Py_UCS4 c) {
+    if (Py_UNICODE_ISSPACE(c)) {
+        if (t->len > 0) t->pending = 1;
+        return 0;
+    }
+    if (t->pending) {
+        t->pending = 0;
+        if (text_put(t, ' ') < 0) return -1;
+        if (t->full) return 0;
+    }
+    return text_put(t, c);
+}
+
+/* Feeds one fragment of UTF-8 (decoded as selectolax does: invalid bytes become U+FFFD). */
+static int text_feed_bytes(lw_text *t, const lw_char *data, size_t len) {
+    size_t i = 0;
+    for (; i < len && data[i] < 0x80; i++) {
+        if (t->full) return 0;
+        if (text_feed(t, data[i]) < 0) return -1;
+    }
+    if (i == len || t->full) return 0;
+    /* Non-ASCII: the rest of the fragment is decoded whole (a sequence never starts mid-character here). */
+    PyObject *s = decode(data + i, len - i);
+    if (s == NULL) return -1;
+    int kind = PyUnicode_KIND(s);
+    const void *chars = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    for (Py_ssize_t k = 0; k < n && !t->full; k++) {
+        if (text_feed(t, PyUnicode_READ(kind, chars, k)) < 0) {
+            Py_DECREF(s);
+            return -1;
+        }
+    }
+    Py_DECREF(s);
+    return 0;
+}
+
+static PyObject *text_result(lw_text *t) {
+    size_t n = t->len;
+    if (t->limit >= 0 && n > (size_t)t->limit) {
+        n = (size_t)t->limit;
+        while (n > 0 && t->out[n - 1] == ' ') n--;
+    }
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, t->out ? (const void *)t->out : (const void *)"", (Py_ssize_t)n);
+}
+
+
+/* Text of the descendants of `node` (text nodes joined by a space), collapsed and cut; then an image's alt. */
+PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, long long limit) {
+    lw_text t = {NULL, 0, 0, limit, 0, 0};
+    PyObject *result = NULL;
+    int count = 0;
+    for (void *cur = next_in(node, node, 1); cur != NULL && !t.full; cur = next_in(cur, node, 1)) {
+        if (node_tag_id(cur) != text_id) continue;
+        size_t len = 0;
+        const lw_char *data = text_data(cur, &len);
+        if (data == NULL) continue;
+        if (count++ > 0 && text_feed(&t, ' ') < 0) goto done;
+        if (text_feed_bytes(&t, data, len) < 0) goto done;
+    }
+    if (t.len == 0) {
+        /* css_first("img[alt]"), then attributes.get("alt") (the last attribute named exactly alt). */
+        for (void *cur = next_in(node, node, 1); cur != NULL; cur = next_in(cur, node, 1)) {
+            if (node_tag_id(cur) != img_id || node_type(cur) != LW_ELEMENT || attr_by_local(cur, "alt", 3) == NULL)
+                continue;
+            const lw_char *alt = NULL;
+            size_t alt_len = 0;
+            for (void *attr = lx.first_attr(cur); attr != NULL; attr = lx.next_attr(attr)) {
+                size_t n = 0;
+                const lw_char *q = lx.attr_qualified_name(attr, &n);
+                if (q != NULL && n == 3 && memcmp(q, "alt", 3) == 0) {
+                    size_t vlen = 0;
+                    alt = lx.attr_value(attr, &vlen);
+                    alt_len = alt != NULL ? vlen : 0;
+                }
+            }
+            t.pending = 0;
+            if (alt != NULL && text_feed_bytes(&t, alt, alt_len) < 0) goto done;
+            break;
+        }
+    }
+    result = text_result(&t);
+done:
+    PyMem_Free(t.out);
+    return result;
+}
+
