@@ -166,38 +166,45 @@ static int add_meta(Walker *self, void *node, PyObject *metas) {
     return 0;
 }
 
-/* Python's (value or "").strip().lower() == "post", on an attribute looked up as attrs.get does. */
-static int is_post_form(void *node) {
-    void *attr = attr_by_qualified(node, "method", 6);
+/* attrs.get(name) when it is a non-empty str: 1 with *out (a new reference), 0 when absent or empty, -1 on error. */
+static int attr_text(void *node, const char *name, size_t name_len, PyObject **out) {
+    void *attr = attr_by_qualified(node, name, name_len);
     size_t len = 0;
     const lw_char *v = attr != NULL ? lx.attr_value(attr, &len) : NULL;
     if (v == NULL || len == 0) return 0;
-    PyObject *s = decode(v, len);
-    if (s == NULL) return -1;
-    PyObject *stripped = PyObject_CallMethod(s, "strip", NULL);
+    *out = decode(v, len);
+    return *out != NULL ? 1 : -1;
+}
+
+/* s.method() (no arguments), releasing s; NULL on error. */
+static PyObject *call_releasing(PyObject *s, const char *method) {
+    PyObject *result = PyObject_CallMethod(s, method, NULL);
     Py_DECREF(s);
-    if (stripped == NULL) return -1;
-    PyObject *lowered = PyObject_CallMethod(stripped, "lower", NULL);
-    Py_DECREF(stripped);
-    if (lowered == NULL) return -1;
-    int post = PyUnicode_CompareWithASCIIString(lowered, "post") == 0;
-    Py_DECREF(lowered);
+    return result;
+}
+
+/* Python's (value or "").strip().lower() == "post", on an attribute looked up as attrs.get does. */
+static int is_post_form(void *node) {
+    PyObject *s = NULL;
+    int rc = attr_text(node, "method", 6, &s);
+    if (rc <= 0) return rc;
+    s = call_releasing(s, "strip");
+    s = s != NULL ? call_releasing(s, "lower") : NULL;
+    if (s == NULL) return -1;
+    int post = PyUnicode_CompareWithASCIIString(s, "post") == 0;
+    Py_DECREF(s);
     return post;
 }
 
 /* A <link> whose rel names a page resource: not RESOURCE_RELS.isdisjoint(rel.lower().split()). */
 static int is_resource_link(Walker *self, void *node) {
-    void *attr = attr_by_qualified(node, "rel", 3);
-    size_t len = 0;
-    const lw_char *v = attr != NULL ? lx.attr_value(attr, &len) : NULL;
-    if (v == NULL || len == 0) return 0;
-    PyObject *s = decode(v, len);
+    PyObject *s = NULL;
+    int rc = attr_text(node, "rel", 3, &s);
+    if (rc <= 0) return rc;
+    s = call_releasing(s, "lower");
     if (s == NULL) return -1;
-    PyObject *lowered = PyObject_CallMethod(s, "lower", NULL);
+    PyObject *words = PyUnicode_Split(s, NULL, -1);
     Py_DECREF(s);
-    if (lowered == NULL) return -1;
-    PyObject *words = PyUnicode_Split(lowered, NULL, -1);
-    Py_DECREF(lowered);
     if (words == NULL) return -1;
     int found = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(words) && !found; i++) {
