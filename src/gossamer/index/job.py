@@ -107,15 +107,18 @@ class IndexReducer:
         urls = pc.unique(batch.column("url").filter(wanted))
         if len(urls) == 0:
             return
-        rows = batch.filter(pc.is_in(batch.column("url"), value_set=urls))
-        columns = LazyColumns(rows, _pylist)
+        kept = pc.is_in(batch.column("url"), value_set=urls)
+        # the kept rows by number, not a filtered copy of the batch (its texts, inlinks and metadata)
+        rows = None if kept.true_count == batch.num_rows else np.flatnonzero(kept.to_numpy(zero_copy_only=False))
+        n = batch.num_rows if rows is None else len(rows)
+        columns = LazyColumns(batch, _pylist, None if rows is None else rows.tolist())
         builder: DocumentBuilder = ctx.cached(settings_key(ctx.settings, "index-builder", self.options),
                                               lambda: DocumentBuilder(ctx.settings, self.options))
         out_urls: list[str] = []
         out_actions: list[int] = []
         out_docs: list[bytes | None] = []
         embed: list[tuple[int, str]] = []
-        for url, action, doc, text in builder.actions(columns, rows.num_rows, ctx):
+        for url, action, doc, text in builder.actions(columns, n, ctx):
             if text is not None:
                 embed.append((len(out_urls), text))
             out_urls.append(url)
