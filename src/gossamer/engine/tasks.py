@@ -177,9 +177,13 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
 
 def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path],
                     part: int) -> Iterator[pa.RecordBatch]:
-    """Part ``part``'s rows in ``(key, _src, _seq)`` order, in batches that each hold whole keys."""
+    """Part ``part``'s rows in ``(key, _src, _seq)`` order, in batches that each hold whole keys.
+
+    Batches of ``engine.batch.rows`` rows, or of ``Job.reduce_batch_rows`` when that is fewer.
+    """
+    batch_rows = min(budget.batch_rows, job.reduce_batch_rows or budget.batch_rows)
     if fits_in_memory(job, runs, budget):
-        yield from key_batches(sorted_in_memory(runs, job.internal_schema, job.key), job.key, budget.batch_rows)
+        yield from key_batches(sorted_in_memory(runs, job.internal_schema, job.key), job.key, batch_rows)
         return
     sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
     read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
@@ -188,7 +192,7 @@ def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path]
     inputs: list[Iterator[pa.RecordBatch]] = [
         copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
     inputs.extend(read_run(path) for path in run_paths)
-    for chunk in merge_sorted(inputs, job.internal_schema, job.key, budget.batch_rows):
+    for chunk in merge_sorted(inputs, job.internal_schema, job.key, batch_rows):
         yield from chunk.combine_chunks().to_batches()
 
 
