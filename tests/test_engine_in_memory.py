@@ -72,3 +72,22 @@ def test_runs_beyond_the_budget_are_merged_not_read_whole(tmp_path: Path) -> Non
     assert not tasks.fits_in_memory(job, [path], smaller)
     # a job that does not ask for it always merges (the crawl's own jobs: their task processes stay small)
     assert not tasks.fits_in_memory(text_job(tmp_path / "unused.txt"), [path], budget)
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_reduce_batch_rows_caps_the_reduce_batches_and_changes_no_output(tmp_path: Path, in_memory: bool) -> None:
+    lines = tmp_path / "lines.txt"
+    make_lines(lines, 20_000, 30)
+    sizes: list[int] = []
+    base = replace(text_job(lines), reduce_in_memory=in_memory)
+
+    def recording(batch: pa.RecordBatch, ctx: object) -> object:
+        sizes.append(batch.num_rows)
+        return base.reduce(batch, ctx)
+
+    settings = {"engine_memory_budget_mb": 64 if in_memory else 1, "engine_local_workers": 1,
+                "engine_batch_rows": 65536}
+    whole, _ = run(base, tmp_path / "whole", **settings)
+    capped, _ = run(replace(base, reduce=recording, reduce_batch_rows=500), tmp_path / "capped", **settings)
+    assert [p.read_bytes() for p in whole.part_paths()] == [p.read_bytes() for p in capped.part_paths()]
+    assert sizes and max(sizes) <= 500 + 200 and len(sizes) > base.parts  # a key's rows may run on (≤ 200 here)

@@ -146,3 +146,33 @@ def test_vector_writer_keeps_the_last_write_of_each_url_and_drops_deleted_ones(m
     for url, row in zip(result.ids, result.matrix, strict=True):
         want = model.embed([expected[url]])[0].astype(np.float16)
         assert np.array_equal(row, want), url
+
+
+def test_lazy_columns_with_kept_rows_read_what_a_filtered_batch_reads() -> None:
+    from gossamer.index.job import METADATA, _pylist
+    from gossamer.index.page_rows import LazyColumns
+
+    batch = pa.record_batch({
+        "url": ["a", "a", "b", "c", "c"], "text": ["t0", None, "t2", None, "t4"],
+        "inlinks": pa.array([None, [{"from_url": "x", "anchor": "y"}], [], None, None], INLINKS_TYPE),
+        "content_metadata": pa.array([[("k", "v")], None, [("a", "1")], [], [("b", "2")]], METADATA)})
+    kept = [0, 1, 3, 4]
+    lazy, plain = LazyColumns(batch, _pylist, kept), LazyColumns(batch.take(pa.array(kept)), _pylist)
+    for name in batch.schema.names:
+        assert lazy[name] == plain[name], name
+        assert lazy.take(name, [3, 0, 2]).equals(plain.take(name, [3, 0, 2])), name
+    every = LazyColumns(batch, _pylist)
+    assert every["text"] == batch.column("text").to_pylist() and every.take("url", [4]).to_pylist() == ["c"]
+
+
+def test_language_identification_is_the_same_from_several_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gossamer.plugins.builtin.langid_cache import language_classifier
+
+    texts = ["The quick brown fox jumps over the lazy dog.", "Der schnelle braune Fuchs springt über den Hund.",
+             "Le renard brun rapide saute par-dessus le chien.", "fn main() { println!(\"hi\"); }"] * 25
+    classify = language_classifier()
+    alone = [classify(text) for text in texts]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(classify, texts)) == alone

@@ -172,6 +172,11 @@ class Job:
     :data:`~gossamer.engine.tasks.IN_MEMORY_OVERHEAD` times the runs' bytes of memory.  Off for the
     crawl's own jobs: in a polite crawl of 5,000 hosts updatedb's two task processes held ~70 MB
     more each with it, while the kept fetch processes waited beside them (the crawl's peak)."""
+    reduce_batch_rows: int | None = None
+    """At most this many rows per batch handed to the reduce function (more when one key's rows run on);
+    ``None``: ``engine.batch.rows``.  For a reduce that turns its batch into Python objects all at once
+    (the index job): a smaller batch keeps fewer of them alive together, so the process's peak, and the
+    pages it must first touch, stay smaller."""
 
     @property
     def partition_column(self) -> str:

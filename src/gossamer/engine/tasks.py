@@ -177,9 +177,14 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
 
 def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path],
                     part: int) -> Iterator[pa.RecordBatch]:
-    """Part ``part``'s rows in ``(key, _src, _seq)`` order, in batches that each hold whole keys."""
+    """Part ``part``'s rows in ``(key, _src, _seq)`` order, in batches that each hold whole keys.
+
+    Batches of about ``engine.batch.rows`` rows (the merge's may run over); with ``Job.reduce_batch_rows``
+    at most that many, unless one key's rows run on.
+    """
+    batch_rows = min(budget.batch_rows, job.reduce_batch_rows or budget.batch_rows)
     if fits_in_memory(job, runs, budget):
-        yield from key_batches(sorted_in_memory(runs, job.internal_schema, job.key), job.key, budget.batch_rows)
+        yield from key_batches(sorted_in_memory(runs, job.internal_schema, job.key), job.key, batch_rows)
         return
     sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
     read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
@@ -188,8 +193,11 @@ def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path]
     inputs: list[Iterator[pa.RecordBatch]] = [
         copartitioned_run(job, i, part, read_rows, ctx) for i, item in enumerate(job.inputs) if item.copartitioned]
     inputs.extend(read_run(path) for path in run_paths)
-    for chunk in merge_sorted(inputs, job.internal_schema, job.key, budget.batch_rows):
-        yield from chunk.combine_chunks().to_batches()
+    for chunk in merge_sorted(inputs, job.internal_schema, job.key, batch_rows):
+        if job.reduce_batch_rows:  # the merge's chunks run over its size: cut them at key boundaries
+            yield from key_batches(chunk, job.key, batch_rows)
+        else:
+            yield from chunk.combine_chunks().to_batches()
 
 
 IN_MEMORY_OVERHEAD = 4

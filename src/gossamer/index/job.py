@@ -57,6 +57,10 @@ ACTION_ADD, ACTION_DELETE = 1, 2
 ACTIONS_SCHEMA = pa.schema([pa.field("url", pa.string(), nullable=False), pa.field("action", pa.uint8()),
                             pa.field("doc", pa.large_string()), pa.field("vector", pa.binary())])
 SEGMENT_TABLES = (("crawl_fetch", KIND_FETCH), ("parse_data", KIND_PARSE_DATA), ("parse_text", KIND_PARSE_TEXT))
+REDUCE_BATCH_ROWS = 4096
+"""Rows per reduce batch (~800 pages): the batch's columns become Python lists at once, so a whole part in one
+batch (``engine.batch.rows``) made each worker hold all its texts, inlinks and documents together (the doc web:
+a worker's peak ~875 MB, each page of it first touched at a cost)."""
 READ_COLUMNS = {KIND_PARSE_DATA: ("url", "status", "title", "content_metadata", "parse_metadata")}
 """Columns read of a table whose other columns the job never uses (parse_data's outlinks)."""
 
@@ -107,15 +111,18 @@ class IndexReducer:
         urls = pc.unique(batch.column("url").filter(wanted))
         if len(urls) == 0:
             return
-        rows = batch.filter(pc.is_in(batch.column("url"), value_set=urls))
-        columns = LazyColumns(rows, _pylist)
+        kept = pc.is_in(batch.column("url"), value_set=urls)
+        # the kept rows by number, not a filtered copy of the batch (its texts, inlinks and metadata)
+        rows = None if kept.true_count == batch.num_rows else np.flatnonzero(kept.to_numpy(zero_copy_only=False))
+        n = batch.num_rows if rows is None else len(rows)
+        columns = LazyColumns(batch, _pylist, None if rows is None else rows.tolist())
         builder: DocumentBuilder = ctx.cached(settings_key(ctx.settings, "index-builder", self.options),
                                               lambda: DocumentBuilder(ctx.settings, self.options))
         out_urls: list[str] = []
         out_actions: list[int] = []
         out_docs: list[bytes | None] = []
         embed: list[tuple[int, str]] = []
-        for url, action, doc, text in builder.actions(columns, rows.num_rows, ctx):
+        for url, action, doc, text in builder.actions(columns, n, ctx):
             if text is not None:
                 embed.append((len(out_urls), text))
             out_urls.append(url)
@@ -219,7 +226,8 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
 def actions_job(inputs: list[Input], options: IndexOptions, parts: int) -> Job:
     """The engine job writing :data:`ACTIONS_SCHEMA` parts."""
     return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts,
-               partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True, reduce_in_memory=True)
+               partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True, reduce_in_memory=True,
+               reduce_batch_rows=REDUCE_BATCH_ROWS)
 
 
 __all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs"]

@@ -160,17 +160,31 @@ class LazyColumns(dict[str, list[Any]]):
     """A batch's columns as Python lists (``convert``: the job's conversion), each converted when first read.
 
     The builder's batch forms never read some columns (a datum's metadata, retries and interval
-    are only needed for a page handed to a per-document filter as an object).
+    are only needed for a page handed to a per-document filter as an object).  ``rows``: the row
+    numbers of ``batch`` the lists hold (ascending; ``None``: every row), so that the job can drop
+    rows without copying the batch's Arrow columns (the page texts above all): a column is
+    converted whole and its kept rows picked from the Python list.
     """
 
-    def __init__(self, batch: pa.RecordBatch, convert: Callable[[pa.Array], list[Any]]) -> None:
+    def __init__(self, batch: pa.RecordBatch, convert: Callable[[pa.Array], list[Any]],
+                 rows: Sequence[int] | None = None) -> None:
         super().__init__()
         self.batch = batch
         self.convert = convert
+        self.rows = rows
 
     def __missing__(self, name: str) -> list[Any]:
-        value = self[name] = self.convert(self.batch.column(name))
-        return value
+        values = self.convert(self.batch.column(name))
+        if self.rows is not None:
+            values = list(map(values.__getitem__, self.rows))
+        self[name] = values
+        return values
+
+    def take(self, name: str, rows: Sequence[int]) -> pa.Array:
+        """Column ``name``'s Arrow values at ``rows``: numbers of the lists' rows (see :attr:`rows`)."""
+        if self.rows is not None:
+            rows = list(map(self.rows.__getitem__, rows))
+        return self.batch.column(name).take(pa.array(rows, pa.int64()))
 
 
 class ArrowMetadata(MetadataColumn):
@@ -216,7 +230,7 @@ def page_batch(columns: dict[str, list[Any]], pages: PageRows) -> IndexBatch:
             values = columns[name]
             return [values[j] or {} for j in data]
         if isinstance(columns, LazyColumns):
-            return ArrowMetadata(columns.batch.column(name).take(pa.array(data, pa.int64())), maps)
+            return ArrowMetadata(columns.take(name, data), maps)
         return MetadataColumn(maps)
     times, modified, scores, signatures = (columns["fetch_time"], columns["modified_time"], columns["score"],
                                            columns["signature"])

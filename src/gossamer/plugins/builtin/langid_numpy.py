@@ -18,11 +18,17 @@ The features are counted in order of first occurrence, as py3langid's
 ``Counter`` is, and scored with the same NumPy operations in the same order on a
 ``float32`` copy of the table (the cast NumPy made from ``float16`` on every
 page, made once), so scores and probabilities are bit-for-bit py3langid's.
+First occurrences are found without sorting: ``np.minimum.at`` writes each
+feature's first position into a scratch array of one slot per feature (kept by
+the identifier, reset after each text), and a feature's count is the number of
+positions whose first position is its own (``np.bincount`` over ≤ text-length
+slots); each thread has its own scratch array.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,9 +36,9 @@ import numpy as np
 from py3langid.langid import LanguageIdentifier
 
 _BYTE = np.arange(256, dtype=np.int64)
-_POSITION_BITS = 15
-"""Bits of a byte position in a sort key (more for a text longer than 32 KiB)."""
-_POSITIONS = np.arange(1 << _POSITION_BITS, dtype=np.int64)
+_POSITIONS32 = np.arange(1 << 15, dtype=np.int32)
+"""Positions of a text's emitted features (more are made for a text of over 32 Ki features)."""
+_NO_POSITION = np.iinfo(np.int32).max
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -107,6 +113,13 @@ class NumpyIdentifier:
 
     def __init__(self, model: WalkModel) -> None:
         self.model = model
+        self._scratch = threading.local()
+        """Per thread, ``first``: a feature's first position in the text being scored (:data:`_NO_POSITION` between
+        texts)."""
+        keeps, folds = (list(side) for side in zip(*model.aliases, strict=True)) if model.aliases else ([], [])
+        self._folds = (np.array(keeps, dtype=np.intp), np.array(folds, dtype=np.intp)) \
+            if len(set(keeps) | set(folds)) == 2 * len(keeps) else None
+        """The alias pairs as index arrays when no class is in two pairs (one step for all; else pair by pair)."""
 
     def features(self, data: bytes) -> np.ndarray:
         """The feature emitted after each byte of ``data`` (``-1`` where none), as py3langid's walk emits them.
@@ -135,30 +148,33 @@ class NumpyIdentifier:
         """Class probabilities of the encoded text ``data`` (py3langid's ``_decide`` with ``norm_probs``)."""
         m = self.model
         found = self.features(data)
-        n = len(found)
-        bits = max(_POSITION_BITS, n.bit_length())
-        positions = _POSITIONS[:n] if n <= len(_POSITIONS) else np.arange(n, dtype=np.int64)
-        # sort (feature, position) keys: each feature's count, and its first position to restore py3langid's order
-        keys = np.sort(((found.astype(np.int64) << bits) | positions)[found >= 0])
-        if len(keys):
-            feature = keys >> bits
-            change = np.empty(len(keys), dtype=bool)
-            change[0] = True
-            np.not_equal(feature[1:], feature[:-1], out=change[1:])
-            starts = np.flatnonzero(change)
-            counts = np.empty_like(starts)
-            counts[:-1] = starts[1:] - starts[:-1]
-            counts[-1] = len(keys) - starts[-1]
-            order = np.argsort(keys[starts] & ((1 << bits) - 1))
-            scores = np.log1p(counts[order].astype(np.float32)) @ m.table[feature[starts][order]] + m.prior
+        emitted = found[found >= 0]
+        k = len(emitted)
+        if k:
+            positions = _POSITIONS32[:k] if k <= len(_POSITIONS32) else np.arange(k, dtype=np.int32)
+            first = getattr(self._scratch, "first", None)
+            if first is None:
+                first = self._scratch.first = np.full(len(m.table), _NO_POSITION, dtype=np.int32)
+            np.minimum.at(first, emitted, positions)
+            first_of = first[emitted]  # each emitted feature's first position
+            is_first = first_of == positions
+            features = emitted[is_first]  # distinct features in order of first occurrence, as py3langid's Counter
+            first[features] = _NO_POSITION
+            counts = np.bincount(first_of, minlength=k)[is_first]
+            scores = np.log1p(counts.astype(np.float32)) @ m.table[features] + m.prior
         else:
             scores = np.zeros(len(m.classes), dtype=np.float32)
         scores *= 1.0 / math.sqrt(len(data) or 1)
         np.exp(scores - scores.max(), out=scores)
         scores /= scores.sum()
-        for keep, fold in m.aliases:
-            scores[keep] += scores[fold]
-            scores[fold] = 0.0
+        if self._folds is not None:
+            keeps, folds = self._folds
+            scores[keeps] += scores[folds]
+            scores[folds] = 0.0
+        else:
+            for keep, fold in m.aliases:
+                scores[keep] += scores[fold]
+                scores[fold] = 0.0
         return scores
 
     def classify(self, text: str) -> tuple[str, float]:
