@@ -91,8 +91,28 @@ def nesting_cut(data: bytes, max_depth: int) -> int | None:
 
 
 def collapse(text: str) -> str:
-    """``text`` with every run of white space turned into one space, trimmed."""
-    return " ".join(text.split())
+    """``text`` with every run of white space turned into one space, trimmed: ``" ".join(text.split())``.
+
+    Exactly that, with a faster path for the usual page text: every character ``str.split`` takes for
+    white space but the space itself is unprintable (a test checks all of Unicode), so in a printable
+    text only runs of spaces are to collapse, and they are found with ``str.find`` instead of making a
+    string of every word (a page of ~2,000 words: about a quarter of the time).
+    """
+    if not text.isprintable():
+        return " ".join(text.split())
+    found = text.find("  ")
+    if found < 0:
+        return text.strip(" ")
+    parts: list[str] = []
+    start, size = 0, len(text)
+    while found >= 0:
+        parts.append(text[start:found + 1])
+        start = found + 2
+        while start < size and text[start] == " ":
+            start += 1
+        found = text.find("  ", start)
+    parts.append(text[start:])
+    return "".join(parts).strip(" ")
 
 
 def document_base(tree: LexborHTMLParser, url: str) -> str:
