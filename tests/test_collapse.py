@@ -7,7 +7,7 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gossamer.plugins.builtin.parse_html import collapse
+from gossamer.plugins.builtin.parse_html import FEW_RUNS, collapse
 
 WHITE = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 """Every kind of white space ``str.split`` knows (a sample of each range)."""
@@ -21,7 +21,8 @@ def test_the_fast_path_premise_every_other_white_space_is_unprintable() -> None:
 def test_examples() -> None:
     for text, expected in [("", ""), ("   ", ""), ("a", "a"), (" a ", "a"), ("a  b", "a b"), ("a   b  c", "a b c"),
                            ("  a b  ", "a b"), ("a\n b", "a b"), ("a\xa0\xa0b", "a b"), ("é  — ñ ", "é — ñ"),
-                           ("a \u3000 b", "a b"), ("x" * 10 + " " * 7 + "y", "x" * 10 + " y")]:
+                           ("a \u3000 b", "a b"), ("x" * 10 + " " * 7 + "y", "x" * 10 + " y"),
+                           ("1.  a  " * 40, " ".join(["1. a"] * 40)), ("b  " * FEW_RUNS, " ".join("b" * FEW_RUNS))]:
         assert collapse(text) == expected == " ".join(text.split())
 
 
