@@ -29,6 +29,12 @@ from bench.gossamer_crawl import crawl_argv, crawl_phases
 from bench.polite_bench import DELAY, crawl_settings, threads_for, top_n_for
 
 
+def round_argv(gossamer: str, crawl_dir: Path, hosts: int) -> list[str]:
+    """``gossamer crawl -d crawl_dir -r 1`` (no seeds) with the ``polite`` benchmark's settings for ``hosts``."""
+    return crawl_argv(gossamer, None, crawl_dir, 1, crawl_settings(hosts, DELAY), top_n=top_n_for(hosts),
+                      threads=threads_for(hosts))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the round, print CPU per page and the per-process table; the crawl's exit code."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -44,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(crawl_dir)
     args.work.mkdir(parents=True, exist_ok=True)
     shutil.copytree(args.base, crawl_dir)
-    cmd = crawl_argv(args.gossamer, None, crawl_dir, 1, crawl_settings(args.hosts, DELAY),
-                     top_n=top_n_for(args.hosts), threads=threads_for(args.hosts))
+    cmd = round_argv(args.gossamer, crawl_dir, args.hosts)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if args.src:
         env["PYTHONPATH"] = str(args.src.resolve())
