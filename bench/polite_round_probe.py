@@ -17,14 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from bench.crawl_cpu_probe import Sampler, attribute, phases_of
+from bench.crawl_cpu_probe import attribute, phases_of, print_table, run_sampled
 from bench.gossamer_crawl import crawl_argv, crawl_phases
 from bench.polite_bench import DELAY, crawl_settings, threads_for, top_n_for
 
@@ -55,31 +53,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.src:
         env["PYTHONPATH"] = str(args.src.resolve())
     load = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.time()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    spy = None
-    if args.pyspy:
-        spy_cmd = [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(proc.pid), "--subprocesses",
-                   "-f", "raw", "-r", "50", "--nonblocking", "-o", str(args.pyspy)]
-        spy = subprocess.Popen(spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sampler = Sampler(proc.pid, 0.1)
-    sampler.start()
-    lines: list[tuple[float, str]] = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append((time.time(), line.rstrip("\n")))
-    code = proc.wait()
-    end = time.time()
-    sampler.stop.set()
-    sampler.join()
-    if spy is not None:
-        spy.wait(timeout=60)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    tree_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    spies: list[subprocess.Popen[bytes]] = []
+
+    def spy(pid: int) -> None:
+        if args.pyspy:
+            spy_cmd = [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pid), "--subprocesses",
+                       "-f", "raw", "-r", "50", "--nonblocking", "-o", str(args.pyspy)]
+            spies.append(subprocess.Popen(spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    run = run_sampled(cmd, env, 0.1, spy)
+    for process in spies:
+        process.wait(timeout=60)
+    code, lines, start, end, tree_cpu = run.code, run.lines, run.start, run.end, run.tree_cpu
     rounds = crawl_phases(lines)["rounds"]
     pages = sum(r.get("pages") or 0 for r in rounds)
-    res = attribute(sampler.procs, phases_of(lines, start, end), proc.pid)
+    res = attribute(run.procs, phases_of(lines, start, end), run.root)
     fetch_cpu = sum(row.get("r1 fetch", 0.0) for row in res["table"].values())
     out = {"exit": code, "wall_s": end - start, "tree_cpu_s": tree_cpu, "pages": pages, "load_at_start": load,
            "load_at_end": os.getloadavg()[0], "src": str(args.src) if args.src else None,
@@ -92,11 +80,7 @@ def main(argv: list[str] | None = None) -> int:
           f"fetch phase {fetch_cpu:.2f} s ({1000 * fetch_cpu / max(pages, 1):.3f} ms/page), "
           f"load {load:.1f} -> {out['load_at_end']:.1f}")
     (args.work / "probe.json").write_text(json.dumps(out, indent=1))
-    cols = [p for p in res["phases"] if any(p in r for r in res["table"].values())]
-    print("process".ljust(60) + "".join(c[:11].rjust(12) for c in cols) + "total".rjust(9) + "system".rjust(8))
-    for name, row in sorted(res["table"].items(), key=lambda kv: -sum(kv[1].values())):
-        print(name[:60].ljust(60) + "".join(f"{row.get(c, 0.0):12.2f}" for c in cols) + f"{sum(row.values()):9.2f}"
-              + f"{res['system'][name]:8.2f}")
+    print_table(res)
     return code
 
 
