@@ -21,6 +21,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +135,52 @@ def attribute(procs: dict[int, dict[str, Any]], phases: list[tuple[str, float]],
     return {"phases": names, "table": table, "system": system}
 
 
+@dataclass
+class SampledRun:
+    """A command run by :func:`run_sampled`: exit code, time-stamped stdout lines, times, CPU and samples."""
+
+    code: int
+    lines: list[tuple[float, str]]
+    start: float
+    end: float
+    tree_cpu: float
+    """CPU seconds of the whole tree (``rusage`` of the waited-for children)."""
+    root: int
+    procs: dict[int, dict[str, Any]]
+
+
+def run_sampled(cmd: list[str], env: dict[str, str], every: float,
+                started: Callable[[int], None] | None = None) -> SampledRun:
+    """Run ``cmd`` with its tree sampled every ``every`` s (:class:`Sampler`); ``started(pid)`` right after start."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.time()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    if started is not None:
+        started(proc.pid)
+    sampler = Sampler(proc.pid, every)
+    sampler.start()
+    lines: list[tuple[float, str]] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append((time.time(), line.rstrip("\n")))
+    code = proc.wait()
+    end = time.time()
+    sampler.stop.set()
+    sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    tree_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return SampledRun(code, lines, start, end, tree_cpu, proc.pid, sampler.procs)
+
+
+def print_table(res: dict[str, Any]) -> None:
+    """Print :func:`attribute`'s table: a row per process, a column per phase it used CPU in, total and system."""
+    cols = [p for p in res["phases"] if any(p in r for r in res["table"].values())]
+    print("process".ljust(60) + "".join(c[:11].rjust(12) for c in cols) + "total".rjust(9) + "system".rjust(8))
+    for name, row in sorted(res["table"].items(), key=lambda kv: -sum(kv[1].values())):
+        print(name[:60].ljust(60) + "".join(f"{row.get(c, 0.0):12.2f}" for c in cols) + f"{sum(row.values()):9.2f}"
+              + f"{res['system'][name]:8.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("work", type=Path)
@@ -153,34 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.src:
         env["PYTHONPATH"] = str(args.src.resolve())
     load = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.time()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    sampler = Sampler(proc.pid, args.seconds_per_sample)
-    sampler.start()
-    lines: list[tuple[float, str]] = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append((time.time(), line.rstrip("\n")))
-    code = proc.wait()
-    end = time.time()
-    sampler.stop.set()
-    sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    tree_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    run = run_sampled(cmd, env, args.seconds_per_sample)
+    code, lines, start, end, tree_cpu = run.code, run.lines, run.start, run.end, run.tree_cpu
     parsed = sum(r["parsed"].get("success", 0) for r in crawl_phases(lines)["rounds"])
-    res = attribute(sampler.procs, phases_of(lines, start, end), proc.pid)
+    res = attribute(run.procs, phases_of(lines, start, end), run.root)
     out = {"exit": code, "wall_s": end - start, "tree_cpu_s": tree_cpu, "parsed": parsed, "load_at_start": load,
            "src": str(args.src) if args.src else None, **res}
     (args.work / "probe.json").write_text(json.dumps(out, indent=1))
     (args.work / "crawl.log").write_text("\n".join(f"{t:.3f} {ln}" for t, ln in lines) + "\n")
     print(f"exit {code}, wall {end - start:.1f} s, tree CPU {tree_cpu:.2f} s, parsed {parsed}, "
           f"{1000 * tree_cpu / max(parsed, 1):.3f} ms/page, load {load:.1f}")
-    cols = [p for p in res["phases"] if any(p in r for r in res["table"].values())]
-    print("process".ljust(60) + "".join(c[:11].rjust(12) for c in cols) + "total".rjust(9) + "system".rjust(8))
-    for name, row in sorted(res["table"].items(), key=lambda kv: -sum(kv[1].values())):
-        print(name[:60].ljust(60) + "".join(f"{row.get(c, 0.0):12.2f}" for c in cols) + f"{sum(row.values()):9.2f}"
-              + f"{res['system'][name]:8.2f}")
+    print_table(res)
     return code
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 
-from bench.crawl_cpu_probe import _cpu, attribute, phases_of
+from bench.crawl_cpu_probe import _cpu, attribute, phases_of, run_sampled
 
 LINES = [
     (10.0, "Injector: finished in 0.10 s"),
@@ -41,3 +42,11 @@ def test_cpu_of_this_process_and_of_a_gone_one() -> None:
     user, system = _cpu(os.getpid()) or (-1.0, -1.0)
     assert user >= 0 and system >= 0
     assert _cpu(1 << 30) is None
+
+
+def test_run_sampled_keeps_the_lines_exit_code_and_the_root() -> None:
+    seen: list[int] = []
+    run = run_sampled([sys.executable, "-c", "print('one'); print('two'); raise SystemExit(3)"], dict(os.environ),
+                      0.01, seen.append)
+    assert run.code == 3 and [text for _, text in run.lines] == ["one", "two"]
+    assert seen == [run.root] and run.start <= run.end and run.tree_cpu >= 0

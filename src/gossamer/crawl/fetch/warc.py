@@ -38,9 +38,26 @@ RENAMED_HEADERS = {"transfer-encoding": "X-Crawler-Transfer-Encoding"}
 """Response headers that no longer describe the stored body, and their new names."""
 
 
+_WARC_DATE = "%Y-%m-%dT%H:%M:%SZ"
+_last_date: tuple[datetime | None, str] = (None, "")
+"""The last UTC second :func:`warc_date` formatted, and its text (a fetch writes many records per second)."""
+
+
 def warc_date(moment: datetime) -> str:
-    """WARC-Date text (UTC, second precision: ``2024-05-01T12:00:00Z``)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """WARC-Date text (UTC, second precision: ``2024-05-01T12:00:00Z``).
+
+    A time in UTC (``tzinfo`` is :data:`datetime.UTC`) of the same second as the call before reuses that
+    call's text; the text is the same as formatting it again.
+    """
+    global _last_date
+    if moment.tzinfo is not UTC:
+        return moment.astimezone(UTC).strftime(_WARC_DATE)
+    second = moment.replace(microsecond=0)
+    last, text = _last_date
+    if second != last:
+        text = second.strftime(_WARC_DATE)
+        _last_date = (second, text)
+    return text
 
 
 def _header_block(first_line: str, headers: list[tuple[str, str]]) -> bytes:

@@ -62,7 +62,8 @@ _NAME_SPLIT = re.compile(r"[\s_-]+")
 BOILERPLATE_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu"})
 _NON_WORD = re.compile(r"[^\w]+")
 _LETTER_WORD = re.compile(r"(?<!\S)[^\W\d_]")
-"""The start of a word that begins with a letter (prose words; ``1.0.0``, ``[−]``, ``·`` are not)."""
+"""The start of a word that begins with a letter (prose words; ``1.0.0``, ``[−]``, ``·`` are not);
+:func:`letter_words_reach` counts the same words without a regular expression."""
 MAX_NODES = 2_000
 """Block elements visited at most per page: prose that has not begun by then is not an opening
 (index and list pages); it also bounds the work on huge or hostile pages."""
@@ -78,6 +79,24 @@ def _is_furniture(node: Any) -> bool:
         return True
     names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".strip()
     return bool(names) and _furniture_names(names)
+
+
+def letter_words_reach(words: list[str], need: int) -> bool:
+    """Whether at least ``need`` of ``words`` (white-space split, none empty) begin with a letter.
+
+    The words :data:`_LETTER_WORD` finds in their joined text, counted only as far as ``need``: a
+    first character that is alphanumeric but neither a decimal digit nor ``_`` is what ``[^\\W\\d_]``
+    matches (a test checks every code point).
+    """
+    if need <= 0:
+        return True
+    for word in words:
+        first = word[0]
+        if first.isalnum() and not first.isdecimal() and first != "_":
+            need -= 1
+            if need == 0:
+                return True
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -122,10 +141,9 @@ class _Collector:
 
     def flush(self, run: list[str]) -> None:
         """End a run of inline content: keep its words if it is prose (enough words with letters)."""
-        text = " ".join(run)
+        block = " ".join(run).split()
         run.clear()
-        block = text.split()
-        if len(block) >= self.min_block_words and len(_LETTER_WORD.findall(text)) >= self.min_block_words:
+        if len(block) >= self.min_block_words and letter_words_reach(block, self.min_block_words):
             self.words.extend(block[: self.max_words - len(self.words)])
 
     def walk(self, region: Any) -> None:

@@ -90,9 +90,37 @@ def nesting_cut(data: bytes, max_depth: int) -> int | None:
     return None
 
 
+FEW_RUNS = 16
+"""Runs of spaces up to which :func:`collapse` cuts a printable text itself."""
+
+
 def collapse(text: str) -> str:
-    """``text`` with every run of white space turned into one space, trimmed."""
-    return " ".join(text.split())
+    """``text`` with every run of white space turned into one space, trimmed: ``" ".join(text.split())``.
+
+    Exactly that, with a faster path for the usual page text: every character ``str.split`` takes for
+    white space but the space itself is unprintable (a test checks all of Unicode), so in a printable
+    text only runs of spaces are to collapse, and they are found with ``str.find`` instead of making a
+    string of every word (a many-hosts page of ~2,000 words and a few runs: less than half the CPU).
+    A text with more than :data:`FEW_RUNS` runs is split and joined after all (a string per word
+    costs less than a step of the loop per run there).
+    """
+    if not text.isprintable():
+        return " ".join(text.split())
+    found = text.find("  ")
+    if found < 0:
+        return text.strip(" ")
+    parts: list[str] = []
+    start, size = 0, len(text)
+    while found >= 0:
+        if len(parts) >= FEW_RUNS:
+            return " ".join(text.split())
+        parts.append(text[start:found + 1])
+        start = found + 2
+        while start < size and text[start] == " ":
+            start += 1
+        found = text.find("  ", start)
+    parts.append(text[start:])
+    return "".join(parts).strip(" ")
 
 
 def document_base(tree: LexborHTMLParser, url: str) -> str:
