@@ -222,8 +222,33 @@ def test_the_checks_refuse_what_they_cannot_read() -> None:
     assert _linkwalk.check_layout(element.mem_id, text.mem_id, b"other", (b"id", b"class")) == "text node data differs"
     assert _linkwalk.check_layout(element.mem_id, text.mem_id, b"text", (b"class",)) == "attribute list differs"
     assert _linkwalk.check_layout(text.mem_id, element.mem_id, b"text", ()) == "node types differ"
-    with pytest.raises(ValueError):
-        linkwalk_native.make_walker({"a": "h" * 40}, 100, frozenset())
+    assert linkwalk_native.make_walker({"a": "h" * 40}, 100, frozenset()) is None  # refused: the Python walk runs
+    assert assert_same('<a href="/kept">still walked</a>') == 1  # a failed configure keeps the working functions
+
+
+def test_selectolax_attribute_semantics_are_probed() -> None:
+    assert linkwalk_native._attribute_semantics(LexborHTMLParser) is None
+
+    class LocalNames:  # a selectolax that matched xlink:href as href would differ from the C walk
+        def __init__(self, html: str | bytes) -> None:
+            self.tree = LexborHTMLParser(html.replace("xlink:href", "href") if isinstance(html, str) else html)
+
+        def css_first(self, query: str) -> object:
+            return self.tree.css_first(query)
+
+    assert "local name" in str(linkwalk_native._attribute_semantics(LocalNames))
+
+
+@pytest.mark.parametrize("limit", [5, 100, 5000, -1])
+def test_long_non_ascii_anchors_decode_in_chunks_as_whole(limit: int) -> None:
+    """Anchor text past 4,096 bytes, with multi-byte characters and invalid bytes around every chunk's end."""
+    pieces = [b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xff", b"\x80\x80\x80\x80\x80", b"\xe2\x82", b" ",
+              b"\xf0\x9f\x98", b"a"]
+    config = {"defaults": ((), False, limit, "")}
+    for shift in range(0, 12):
+        body = b"x" * shift + b"".join(pieces[(i * 7 + shift) % len(pieces)] for i in range(4000))
+        assert assert_same(b"<a href=/a>" + body + b"</a><a href=/b><b>" + body[::-1] + b"</b></a>",
+                           configs=config) == 2
 
 
 BASES = ["http://h.test/", "http://h.test", "https://h.test:8443/a/b/c.html?q=1", "http://h.test/a/b/", "file:///tmp/x/y",

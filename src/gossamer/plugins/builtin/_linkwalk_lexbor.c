@@ -91,35 +91,37 @@ PyObject *configure(PyObject *module, PyObject *args) {
     if (!PyArg_ParseTuple(args, "s", &path)) return NULL;
     void *handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
     if (handle == NULL) return PyUnicode_FromFormat("selectolax's module is not loaded: %s", dlerror());
+    /* Looked up into a copy: a failed call leaves the functions of an earlier successful one. */
+    lw_lexbor found = lx;
     struct {
         const char *name;
         void **slot;
     } wanted[] = {
-        {"lxb_dom_node_first_child_noi", (void **)&lx.first_child},
-        {"lxb_dom_node_next_noi", (void **)&lx.next},
-        {"lxb_dom_node_prev_noi", (void **)&lx.prev},
-        {"lxb_dom_node_last_child_noi", (void **)&lx.last_child},
-        {"lxb_dom_node_parent_noi", (void **)&lx.parent},
-        {"lxb_dom_node_tag_id_noi", (void **)&lx.tag_id},
-        {"lxb_dom_node_type_noi", (void **)&lx.node_type},
-        {"lxb_dom_element_first_attribute_noi", (void **)&lx.first_attr},
-        {"lxb_dom_element_next_attribute_noi", (void **)&lx.next_attr},
-        {"lxb_dom_attr_local_name_noi", (void **)&lx.attr_local_name},
-        {"lxb_dom_attr_qualified_name", (void **)&lx.attr_qualified_name},
-        {"lxb_dom_attr_value_noi", (void **)&lx.attr_value},
-        {"lxb_dom_element_qualified_name", (void **)&lx.element_qualified_name},
-        {"lexbor_str_data_noi", (void **)&lx.str_data},
-        {"lexbor_str_length_noi", (void **)&lx.str_length},
+        {"lxb_dom_node_first_child_noi", (void **)&found.first_child},
+        {"lxb_dom_node_next_noi", (void **)&found.next},
+        {"lxb_dom_node_prev_noi", (void **)&found.prev},
+        {"lxb_dom_node_last_child_noi", (void **)&found.last_child},
+        {"lxb_dom_node_parent_noi", (void **)&found.parent},
+        {"lxb_dom_node_tag_id_noi", (void **)&found.tag_id},
+        {"lxb_dom_node_type_noi", (void **)&found.node_type},
+        {"lxb_dom_element_first_attribute_noi", (void **)&found.first_attr},
+        {"lxb_dom_element_next_attribute_noi", (void **)&found.next_attr},
+        {"lxb_dom_attr_local_name_noi", (void **)&found.attr_local_name},
+        {"lxb_dom_attr_qualified_name", (void **)&found.attr_qualified_name},
+        {"lxb_dom_attr_value_noi", (void **)&found.attr_value},
+        {"lxb_dom_element_qualified_name", (void **)&found.element_qualified_name},
+        {"lexbor_str_data_noi", (void **)&found.str_data},
+        {"lexbor_str_length_noi", (void **)&found.str_length},
     };
     for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
         void *fn = dlsym(handle, wanted[i].name);
         if (fn == NULL) {
-            lx.ready = 0;
             return PyUnicode_FromFormat("selectolax's lexbor does not export %s", wanted[i].name);
         }
         *wanted[i].slot = fn;
     }
     /* The handle stays open: the module is selectolax's and is never unloaded while Python runs. */
+    lx = found;
     lx.ready = 1;
     Py_RETURN_NONE;
 }

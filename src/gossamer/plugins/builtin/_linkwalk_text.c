@@ -44,6 +44,10 @@ static int text_feed(lw_text *t, Py_UCS4 c) {
     return text_put(t, c);
 }
 
+#ifndef LW_TEXT_CHUNK
+#define LW_TEXT_CHUNK 4096 /* >= 4 */
+#endif
+
 /* Feeds one fragment of UTF-8 (decoded as selectolax does: invalid bytes become U+FFFD). */
 static int text_feed_bytes(lw_text *t, const lw_char *data, size_t len) {
     size_t i = 0;
@@ -52,19 +56,31 @@ static int text_feed_bytes(lw_text *t, const lw_char *data, size_t len) {
         if (text_feed(t, data[i]) < 0) return -1;
     }
     if (i == len || t->full) return 0;
-    /* Non-ASCII: the rest of the fragment is decoded whole (a sequence never starts mid-character here). */
-    PyObject *s = decode(data + i, len - i);
-    if (s == NULL) return -1;
-    int kind = PyUnicode_KIND(s);
-    const void *chars = PyUnicode_DATA(s);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    for (Py_ssize_t k = 0; k < n && !t->full; k++) {
-        if (text_feed(t, PyUnicode_READ(kind, chars, k)) < 0) {
-            Py_DECREF(s);
-            return -1;
+    /* Non-ASCII: the rest is decoded in chunks of at most LW_TEXT_CHUNK bytes, so an anchor stops decoding
+       soon after its limit is reached (a huge text node is not decoded whole for each enclosing anchor).  A
+       chunk ends before a lead or ASCII byte, or after four continuation bytes in a row: at such a cut the
+       "replace" decoding gives exactly what decoding the whole fragment gives. */
+    while (i < len && !t->full) {
+        size_t chunk = len - i < LW_TEXT_CHUNK ? len - i : LW_TEXT_CHUNK;
+        if (i + chunk < len) {
+            size_t q = chunk;
+            while (q > chunk - 3 && (data[i + q] & 0xC0) == 0x80) q--;
+            if ((data[i + q] & 0xC0) != 0x80) chunk = q;
         }
+        PyObject *s = decode(data + i, chunk);
+        if (s == NULL) return -1;
+        int kind = PyUnicode_KIND(s);
+        const void *chars = PyUnicode_DATA(s);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+        for (Py_ssize_t k = 0; k < n && !t->full; k++) {
+            if (text_feed(t, PyUnicode_READ(kind, chars, k)) < 0) {
+                Py_DECREF(s);
+                return -1;
+            }
+        }
+        Py_DECREF(s);
+        i += chunk;
     }
-    Py_DECREF(s);
     return 0;
 }
 

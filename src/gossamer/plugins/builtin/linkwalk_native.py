@@ -31,6 +31,8 @@ ENV_VAR = "GOSSAMER_LINKWALK"
 
 _PROBE_TEXT = "gossamer link walk probe \u00e9"
 _PROBE_HTML = f'<p id="probe" class="walk">{_PROBE_TEXT}</p><b>next</b>'
+_TAG_ID_LIMIT = 256
+"""The C walk's per-tag tables cover lexbor's tag ids below this."""
 _TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta")
 
 
@@ -57,6 +59,9 @@ def _loaded() -> tuple[Any, dict[str, int]] | str:
     reason = module.check_layout(element.mem_id, text.mem_id, _PROBE_TEXT.encode(), (b"id", b"class"))
     if reason is not None:
         return f"selectolax {getattr(__import__('selectolax'), '__version__', '?')}: {reason}"
+    reason = _attribute_semantics(LexborHTMLParser)
+    if reason is not None:
+        return f"selectolax {getattr(__import__('selectolax'), '__version__', '?')}: {reason}"
     ids = {"-text": module.tag_id(text.mem_id)}
     for tag in _TAGS:
         node = lexbor.create_tag(tag)
@@ -65,7 +70,30 @@ def _loaded() -> tuple[Any, dict[str, int]] | str:
         ids[tag] = module.tag_id(node.mem_id)
     if len(set(ids.values())) != len(ids):
         return "lexbor's tag ids are not distinct"
+    if max(ids.values()) >= _TAG_ID_LIMIT:
+        return f"lexbor's tag ids reach {max(ids.values())} (the C walk takes ids below {_TAG_ID_LIMIT})"
     return module, ids
+
+
+def _attribute_semantics(parser: Any) -> str | None:
+    """``None`` when selectolax reads attributes as the C walk does, else how it differs.
+
+    The C walk matches an attribute by its qualified name (so ``xlink:href`` is not ``href``)
+    and decodes invalid UTF-8 in a value as U+FFFD; the Python walk gets what selectolax's
+    ``attrs.get`` gives, which other selectolax versions do differently.
+    """
+    try:
+        svg = parser('<svg><a xlink:href="/x">t</a></svg>').css_first("a")
+        invalid = parser(b'<a href="/\xff">t</a>').css_first("a")
+        if svg is None or invalid is None:
+            return "the attribute probes did not parse"
+        if svg.attrs.get("href") is not None:
+            return "attrs.get matches an attribute by its local name (xlink:href as href)"
+        if invalid.attrs.get("href") != "/\ufffd":
+            return "attrs.get does not decode invalid UTF-8 as U+FFFD"
+    except Exception as error:  # noqa: BLE001 - any surprise means the walks could differ
+        return f"the attribute probes failed ({error!r})"
+    return None
 
 
 def status() -> str | None:
@@ -95,5 +123,8 @@ def make_walker(attributes: dict[str, str], anchor_limit: int, resource_rels: fr
         return None
     specs = tuple((ids[tag], tag, tag.encode(), attr.encode()) for tag, attr in attributes.items())
     wanted = tuple(attr.encode() for attr in sorted(set(attributes.values())))
-    return module.Walker(specs, wanted, ids["-text"], ids["meta"], ids["img"], ids["a"], ids["link"], ids["form"],
-                         anchor_limit, resource_rels)
+    try:
+        return module.Walker(specs, wanted, ids["-text"], ids["meta"], ids["img"], ids["a"], ids["link"],
+                             ids["form"], anchor_limit, resource_rels)
+    except (ValueError, RuntimeError):  # a configuration the C walk cannot take: the Python path runs
+        return None
