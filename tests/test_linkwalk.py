@@ -1,10 +1,10 @@
-"""parse-html's link walk in C (``_linkwalk``) against the Python walk: the same output, on any input.
+"""parse-html's link walk and page text in C (``_linkwalk``) against the Python paths: the same output, on any input.
 
 Both walks of :class:`LinkExtractor` run over the same parsed trees — hand-written edge
 cases, the trap host's malformed page, pages of the local web's doc sites (when their
 packages are installed), hostile input (deep nesting, huge attributes, invalid UTF-8,
 thousands of links) and fuzzed HTML — and must give identical outlinks, anchors, tags,
-canonical and ``<meta>`` attributes.
+canonical and ``<meta>`` attributes; :func:`page_text` gives the same text both ways.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from gossamer.core import Settings
 from gossamer.plugins.builtin import linkwalk_native
-from gossamer.plugins.builtin.parse_html import HtmlParser, document_base
+from gossamer.plugins.builtin.parse_html import HtmlParser, document_base, page_text
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from tests.test_fuzz import HTML_PARTS, URL_PARTS, junk
 from tests.test_parse_html import MALFORMED
@@ -92,8 +92,25 @@ def outputs(extractor: LinkExtractor, tree: LexborHTMLParser, base: str, with_me
     return outlinks.to_urls, outlinks.anchors, outlinks.metadata, canonical, metas
 
 
+NATIVE_TEXT = linkwalk_native.page_text_function()
+
+
+def assert_same_text(document: str | bytes) -> str:
+    """The page text of ``document`` both ways (the C path leaves the tree unchanged); returns it."""
+    tree = LexborHTMLParser(document)
+    before = tree.html
+    native = page_text(tree, NATIVE_TEXT)
+    assert tree.html == before
+    assert native == page_text(LexborHTMLParser(document))
+    return native
+
+
 def assert_same(document: str | bytes, base: str = BASE, configs: dict | None = None) -> int:
-    """Both walks over ``document`` under every configuration; returns the outlinks found with the defaults."""
+    """Both walks over ``document`` under every configuration; returns the outlinks found with the defaults.
+
+    The page text is compared too (:func:`assert_same_text`).
+    """
+    assert_same_text(document)
     tree = LexborHTMLParser(document)
     base = document_base(tree, base)
     found = 0
@@ -110,6 +127,27 @@ def assert_same(document: str | bytes, base: str = BASE, configs: dict | None = 
 def test_the_c_walk_is_built_and_used() -> None:
     assert linkwalk_native.status() is None, linkwalk_native.status()
     assert HtmlParser(Settings()).links.walker is not None
+    assert NATIVE_TEXT is not None and HtmlParser(Settings()).native_text is not None
+
+
+def test_page_text_white_space_is_str_isspace() -> None:
+    spaces = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+    assert len(spaces) == 29  # the characters the C code matches on the UTF-8 bytes
+    document = "<p>" + "".join(f"w{i}{c}{c}x{c}" for i, c in enumerate(spaces)) + "</p>"
+    text = assert_same_text(document)
+    assert text.split(" ")[:4] == ["w0", "x", "w1", "x"] and len(text.split(" ")) == 2 * len(spaces)
+    near = "".join(f"<p>a{chr(c)}b</p>" for c in (0x84, 0x86, 0x9F, 0xA1, 0x167F, 0x1681, 0x1FFF, 0x200B, 0x2027,
+                                                    0x202A, 0x202E, 0x2030, 0x205E, 0x2060, 0x2FFF, 0x3001, 0xFEFF))
+    assert " " not in assert_same_text(f"<body>{near}</body>").replace("b a", "")
+
+
+def test_page_text_leaves_out_script_and_style_only() -> None:
+    document = ("<html><head><title> T </title><style>p{}</style><script>var a</script></head><body>one"
+                "<script>x<b>in</b></script><noscript>ns</noscript><svg><script>svg s</script><style>svg st</style>"
+                "<text>svg t</text></svg><math><mi>m</mi></math><template>tpl</template><p>two<!-- c -->three</p>"
+                "<textarea> ta </textarea><STYLE>u</STYLE>four</body></html>")
+    assert assert_same_text(document) == "T one ns svg t m two three ta four"
+    assert assert_same_text("") == "" and assert_same_text("<script>only</script>") == ""
 
 
 @pytest.mark.parametrize("case", range(len(EDGE_CASES)))

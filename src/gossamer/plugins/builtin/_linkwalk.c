@@ -353,6 +353,8 @@ static PyMethodDef module_methods[] = {
     {"check_layout", check_layout, METH_VARARGS,
      "check_layout(element, text, data, attributes) -> None or the reason the probe tree reads wrong."},
     {"tag_id", tag_id, METH_VARARGS, "tag_id(node_address) -> lexbor's tag id of a node."},
+    {"page_text", page_text, METH_VARARGS,
+     "page_text(root_address, text_id, script_id, style_id) -> the text outside <script>/<style>, collapsed."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -75,8 +75,9 @@ void *next_in(void *node, void *root, int descend);
 PyObject *decode(const lw_char *data, size_t len);
 void *text_data(void *node, size_t *len);
 
-/* _linkwalk_text.c: anchor texts. */
+/* _linkwalk_text.c: anchor texts, the page text. */
 PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, long long limit);
+PyObject *page_text(PyObject *module, PyObject *args);
 
 /* _linkwalk_resolve.c: LinkResolver.resolve's common shapes. */
 int resolve_init(void);

@@ -134,3 +134,108 @@ done:
     return result;
 }
 
+
+/* ---------- page text: the text nodes outside <script> and <style>, white space collapsed, on UTF-8 ---------- */
+
+/* Bytes of the str.isspace() character starting at p (0: none).  ASCII: \t \n \v \f \r, 0x1C-0x1F and
+   the space; beyond ASCII: U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and
+   U+3000 (a test checks this list against every code point).  Each starts with a lead byte, which no
+   other character's encoding holds, so the bytes match here exactly when the decoded text has the space. */
+static size_t space_at(const lw_char *p, size_t left) {
+    lw_char c = p[0];
+    if (c < 0x80) return (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) ? 1 : 0;
+    if (c < 0xC2 || c > 0xE3) return 0;
+    if (c == 0xC2) return left >= 2 && (p[1] == 0x85 || p[1] == 0xA0) ? 2 : 0;
+    if (left < 3) return 0;
+    if (c == 0xE1) return p[1] == 0x9A && p[2] == 0x80 ? 3 : 0;
+    if (c == 0xE2) {
+        if (p[1] == 0x80) return (p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF ? 3 : 0;
+        return p[1] == 0x81 && p[2] == 0x9F ? 3 : 0;
+    }
+    return c == 0xE3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
+}
+
+typedef struct {
+    char *out;
+    size_t len, cap;
+    int pending; /* white space seen after some text */
+} lw_utf8;
+
+static int utf8_reserve(lw_utf8 *t, size_t more) {
+    if (t->cap - t->len >= more) return 0;
+    size_t cap = t->cap ? t->cap : 4096;
+    while (cap - t->len < more) {
+        if (cap > ((size_t)PY_SSIZE_T_MAX) / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *grown = PyMem_Realloc(t->out, cap);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->out = grown;
+    t->cap = cap;
+    return 0;
+}
+
+/* Appends one text node's bytes: runs of white space (and the start of the node) become one pending space,
+   written only before the next non-space byte, so the result is " ".join(text.split()) of the texts joined
+   by spaces — on the encoded text: decoding it gives what collapsing the decoded text gives (the bytes
+   between spaces are copied as they are, and a space keeps apart what it kept apart before). */
+static int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len) {
+    if (t->len > 0) t->pending = 1;
+    if (utf8_reserve(t, len + 1) < 0) return -1;
+    size_t i = 0;
+    while (i < len) {
+        size_t space = space_at(data + i, len - i);
+        if (space) {
+            if (t->len > 0) t->pending = 1;
+            i += space;
+            continue;
+        }
+        if (t->pending) {
+            t->out[t->len++] = ' ';
+            t->pending = 0;
+        }
+        size_t start = i++;
+        while (i < len && data[i] > ' ' && data[i] < 0x80) i++; /* a run of printable ASCII */
+        memcpy(t->out + t->len, data + start, i - start);
+        t->len += i - start;
+    }
+    return 0;
+}
+
+/* page_text(root_address, text_id, script_id, style_id) -> str: see linkwalk_native.page_text. */
+PyObject *page_text(PyObject *module, PyObject *args) {
+    unsigned long long addr, text_id, script_id, style_id;
+    if (!PyArg_ParseTuple(args, "KKKK", &addr, &text_id, &script_id, &style_id)) return NULL;
+    if (!lx.ready || !lx.layout_ok) {
+        PyErr_SetString(PyExc_RuntimeError, "not configured");
+        return NULL;
+    }
+    void *root = (void *)(uintptr_t)addr;
+    lw_utf8 t = {NULL, 0, 0, 0};
+    PyObject *result = NULL;
+    if (root != NULL) {
+        void *cur = root;
+        while (cur != NULL) {
+            uintptr_t tag = node_tag_id(cur);
+            int descend = 1;
+            if (tag == text_id) {
+                size_t len = 0;
+                const lw_char *data = text_data(cur, &len);
+                if (data != NULL && utf8_feed(&t, data, len) < 0) goto done;
+            } else if ((tag == script_id || tag == style_id) && node_type(cur) == LW_ELEMENT && cur != root) {
+                descend = 0; /* the element and everything in it are left out */
+            }
+            cur = next_in(cur, root, descend);
+        }
+    }
+    result = PyUnicode_DecodeUTF8(t.out ? t.out : "", (Py_ssize_t)t.len, "replace");
+done:
+    PyMem_Free(t.out);
+    return result;
+}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -33,7 +34,7 @@ _PROBE_TEXT = "gossamer link walk probe \u00e9"
 _PROBE_HTML = f'<p id="probe" class="walk">{_PROBE_TEXT}</p><b>next</b>'
 _TAG_ID_LIMIT = 256
 """The C walk's per-tag tables cover lexbor's tag ids below this."""
-_TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta")
+_TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta", "style")
 
 
 @cache
@@ -107,6 +108,25 @@ def status() -> str | None:
 def available() -> bool:
     """Whether the C link walk can run in this process (the environment variable aside)."""
     return not isinstance(_loaded(), str)
+
+
+def page_text_function() -> Callable[[Any], str] | None:
+    """The page text in C, or ``None`` when the C walk cannot run (or ``GOSSAMER_LINKWALK=python``).
+
+    The function takes a selectolax node (the document's root element) and returns the text of
+    every text node under it but those inside ``<script>`` and ``<style>`` elements, in document
+    order, joined by spaces and collapsed as ``" ".join(text.split())`` — what
+    :func:`~gossamer.plugins.builtin.parse_html.page_text` returns, without changing the tree.
+    """
+    if status() is not None:
+        return None
+    module, ids = _loaded()  # type: ignore[misc]
+    native, text, script, style = module.page_text, ids["-text"], ids["script"], ids["style"]
+
+    def page_text(root: Any) -> str:
+        return native(root.mem_id, text, script, style)
+
+    return page_text
 
 
 def make_walker(attributes: dict[str, str], anchor_limit: int, resource_rels: frozenset[str]) -> Any | None:

@@ -46,6 +46,7 @@ from gossamer.core import (
     Settings,
 )
 from gossamer.plugins.api import Parser, ParseResult
+from gossamer.plugins.builtin.linkwalk_native import page_text_function
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from gossamer.plugins.builtin.parse_html_meta import MetaReader
@@ -137,8 +138,16 @@ def document_base(tree: LexborHTMLParser, url: str) -> str:
     return url
 
 
-def page_text(tree: LexborHTMLParser) -> str:
-    """The visible text of ``tree`` (see the module docstring); removes its ``<script>`` and ``<style>`` elements."""
+def page_text(tree: LexborHTMLParser, native: Callable[[Any], str] | None = None) -> str:
+    """The visible text of ``tree`` (see the module docstring): its text outside ``<script>`` and ``<style>``.
+
+    With ``native`` (:func:`~gossamer.plugins.builtin.linkwalk_native.page_text_function`: the same text,
+    computed in C in one pass) the tree is left as it is; without, its ``<script>`` and ``<style>``
+    elements are removed from it.
+    """
+    if native is not None:
+        root = tree.root
+        return native(root) if root is not None else ""
     tree.strip_tags(_INVISIBLE)
     root = tree.root
     # White-space-only text nodes add nothing once the white space is collapsed: not copied at all.
@@ -157,6 +166,7 @@ class HtmlParser(Parser):
         self.max_depth = settings.get_int("parser.html.max.depth")
         self.caching_policy = settings.get_str("parser.caching.forbidden.policy")
         self.meta = MetaReader()
+        self.native_text = page_text_function()
         self.links = LinkExtractor(
             settings.get_list("parser.html.outlinks.ignore_tags"), settings.get_bool("parser.html.form.use_action"),
             settings.get_int("db.max.anchor.length"),
@@ -182,7 +192,8 @@ class HtmlParser(Parser):
         """Parse; also return the selectolax tree (unmodified when ``keep_tree``) for HtmlParseFilters."""
         result, tree, noindex = self._parse(content)
         if not noindex:
-            result.text = ParseText(page_text(tree.clone() if keep_tree else tree))
+            keep = keep_tree and self.native_text is None  # the Python path changes the tree it reads
+            result.text = ParseText(page_text(tree.clone() if keep else tree, self.native_text))
         return result, tree
 
     def parse_tree_text_later(self, content: Content) -> tuple[ParseResult, Any, Callable[[ParseResult], None]]:
@@ -197,7 +208,7 @@ class HtmlParser(Parser):
 
         def set_text(final: ParseResult) -> None:
             if not noindex:
-                final.text = ParseText(page_text(tree))
+                final.text = ParseText(page_text(tree, self.native_text))
 
         return result, tree, set_text
 
