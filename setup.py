@@ -10,7 +10,7 @@ setup(
     ext_modules=[
         Extension(
             "gossamer.plugins.builtin._linkwalk",
-            [f"src/gossamer/plugins/builtin/_linkwalk{part}.c" for part in ("", "_lexbor", "_text", "_resolve")],
+            [f"src/gossamer/plugins/builtin/_linkwalk{part}.c" for part in ("", "_lexbor", "_text", "_opening", "_resolve")],
             depends=["src/gossamer/plugins/builtin/_linkwalk.h"],
             libraries=["dl"],
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],

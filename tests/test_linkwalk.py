@@ -20,6 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from gossamer.core import Settings
 from gossamer.plugins.builtin import linkwalk_native
+from gossamer.plugins.builtin.htmlfilter_opening import MAX_NODES, native_prose_words, opening_text
 from gossamer.plugins.builtin.parse_html import HtmlParser, document_base, page_text
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from tests.test_fuzz import HTML_PARTS, URL_PARTS, junk
@@ -95,11 +96,21 @@ def outputs(extractor: LinkExtractor, tree: LexborHTMLParser, base: str, with_me
 NATIVE_TEXT = linkwalk_native.page_text_function()
 
 
+NATIVE_OPENING = native_prose_words()
+OPENING_LIMITS = [(80, 5), (3, 1), (100_000, 0), (7, 40)]
+
+
 def assert_same_text(document: str | bytes) -> str:
-    """The page text of ``document`` both ways (the C path leaves the tree unchanged); returns it."""
+    """The page text and parse-opening's words of ``document`` both ways (the C paths leave the tree unchanged).
+
+    Returns the page text.
+    """
     tree = LexborHTMLParser(document)
     before = tree.html
     native = page_text(tree, NATIVE_TEXT)
+    for max_words, min_words in OPENING_LIMITS:
+        expected = opening_text(tree, max_words, min_words)
+        assert opening_text(tree, max_words, min_words, "", NATIVE_OPENING) == expected, (max_words, min_words)
     assert tree.html == before
     assert native == page_text(LexborHTMLParser(document))
     return native
@@ -128,6 +139,7 @@ def test_the_c_walk_is_built_and_used() -> None:
     assert linkwalk_native.status() is None, linkwalk_native.status()
     assert HtmlParser(Settings()).links.walker is not None
     assert NATIVE_TEXT is not None and HtmlParser(Settings()).native_text is not None
+    assert NATIVE_OPENING is not None
 
 
 def test_page_text_white_space_is_str_isspace() -> None:
@@ -139,6 +151,45 @@ def test_page_text_white_space_is_str_isspace() -> None:
     near = "".join(f"<p>a{chr(c)}b</p>" for c in (0x84, 0x86, 0x9F, 0xA1, 0x167F, 0x1681, 0x1FFF, 0x200B, 0x2027,
                                                     0x202A, 0x202E, 0x2030, 0x205E, 0x2060, 0x2FFF, 0x3001, 0xFEFF))
     assert " " not in assert_same_text(f"<body>{near}</body>").replace("b a", "")
+
+
+OPENING_CASES = [
+    # furniture by role, class and id: ASCII case, separators, prefixes and suffixes, non-ASCII names (Python)
+    "<main><div role=NAVIGATION>one two three four five six</div><div class='x_leftNav y'>a b c d e f g</div>"
+    "<div id='Toc-x'>h i j k l m n</div><div class='coo\u212aie'>kelvin k one two three four</div>"
+    "<div class='cookie'>cookie words one two three four</div>"
+    "<div class='\u00e9t\u00e9 side'>\u00e9t\u00e9 a b c d e f</div>"
+    "<div role=''>empty role words one two three</div><div class>empty class one two three four</div>"
+    "<div class='\tbread\x1ccrumbs\x0b'>bread crumbs one two three</div>"
+    "<p>Real prose starts here with words.</p></main>",
+    # blocks inside inline elements, skipped elements, text around blocks, letters and digits
+    "<body>lead text <b>bold <div>inner block</div> tail</b> more<p>1 2 3 4 5 6 \u0661 \u00b2 _a \u00e9t\u00e9 "
+    "\u0130x \U0001d400 \u2160 words</p><h2>Heading words one two three four</h2><pre>code code code code</pre>"
+    "<nav>nav nav nav nav nav</nav><p>after <script>var x = 1 2 3</script> the script <style>p{}</style>end</p>"
+    "<table><tr><td>cell one two three four five</td><td><div>nested cell one two three four</div></td></tr></table>"
+    "<ul><li>item one two three four<ul><li>sub item one two three four</li></ul></li></ul></body>",
+    # regions: main after article, several articles, role=main, #content, no prose in the region
+    "<article>art one two three four five</article><div id=main-content>main content one two three four</div>",
+    "<article>first article one two three four</article><article>second article one two three four</article>"
+    "<p>body prose one two three four five</p>",
+    "<div role=main><nav>only navigation here one two</nav></div><p>outside prose one two three four five</p>",
+    "<div id=content>\u00a0\u2003 spaced\u3000out \x85 words one two three four</div>",
+    # white space only, comments, invalid UTF-8 in text
+    "<p>  </p><p><!-- c --></p><p>\ufffd one two three four five</p>",
+]
+
+
+@pytest.mark.parametrize("case", range(len(OPENING_CASES)))
+def test_opening_cases_give_the_same_words(case: int) -> None:
+    assert_same_text(OPENING_CASES[case])
+    assert_same_text(f"<html><body>{OPENING_CASES[case]}</body></html>".encode() + b"<p>\xff\xfe bad bytes a b c</p>")
+
+
+def test_opening_stops_at_the_block_budget() -> None:
+    blocks = "".join(f"<div>w{i}</div>" for i in range(MAX_NODES + 50)) + "<p>late prose one two three four five</p>"
+    assert assert_same_text(blocks)
+    assert opening_text(LexborHTMLParser(blocks), 80, 5, "", NATIVE_OPENING) == ""
+    assert opening_text(LexborHTMLParser(blocks), 80, 1, "", NATIVE_OPENING).split()[:2] == ["w0", "w1"]
 
 
 def test_page_text_leaves_out_script_and_style_only() -> None:

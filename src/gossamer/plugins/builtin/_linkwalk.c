@@ -17,7 +17,8 @@
  * check fails.
  *
  * Files: _linkwalk.c (this one: the walker and the module), _linkwalk_lexbor.c (lexbor's functions,
- * the layout check, helpers over nodes), _linkwalk_text.c (anchor texts), _linkwalk_resolve.c
+ * the layout check, helpers over nodes), _linkwalk_text.c (anchor texts, the page text),
+ * _linkwalk_opening.c (parse-opening's prose walk), _linkwalk_resolve.c
  * (LinkResolver.resolve's common shapes: absolute, //host, /path, ?query, name, leading ../ and ./;
  * the rest — control characters, dot segments inside a path — goes to the Python resolver).
  *
@@ -353,6 +354,9 @@ static PyMethodDef module_methods[] = {
     {"check_layout", check_layout, METH_VARARGS,
      "check_layout(element, text, data, attributes) -> None or the reason the probe tree reads wrong."},
     {"tag_id", tag_id, METH_VARARGS, "tag_id(node_address) -> lexbor's tag id of a node."},
+    {"opening_words", opening_words, METH_VARARGS,
+     "opening_words(region, text_id, block, skip, max_words, min_block, max_nodes, roles, words, parts, fallback) "
+     "-> parse-opening's kept words, single-spaced."},
     {"page_text", page_text, METH_VARARGS,
      "page_text(root_address, text_id, script_id, style_id) -> the text outside <script>/<style>, collapsed."},
     {NULL, NULL, 0, NULL},

@@ -75,9 +75,20 @@ void *next_in(void *node, void *root, int descend);
 PyObject *decode(const lw_char *data, size_t len);
 void *text_data(void *node, size_t *len);
 
-/* _linkwalk_text.c: anchor texts, the page text. */
+/* _linkwalk_text.c: anchor texts, the page text, white space collapsed on UTF-8 bytes. */
+typedef struct {
+    char *out;
+    size_t len, cap;
+    int pending; /* white space seen after some text */
+} lw_utf8;
+size_t space_at(const lw_char *p, size_t left);
+int utf8_reserve(lw_utf8 *t, size_t more);
+int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len);
 PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, long long limit);
 PyObject *page_text(PyObject *module, PyObject *args);
+
+/* _linkwalk_opening.c: parse-opening's prose walk. */
+PyObject *opening_words(PyObject *module, PyObject *args);
 
 /* _linkwalk_resolve.c: LinkResolver.resolve's common shapes. */
 int resolve_init(void);

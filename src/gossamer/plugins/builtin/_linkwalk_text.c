@@ -141,7 +141,7 @@ done:
    the space; beyond ASCII: U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and
    U+3000 (a test checks this list against every code point).  Each starts with a lead byte, which no
    other character's encoding holds, so the bytes match here exactly when the decoded text has the space. */
-static size_t space_at(const lw_char *p, size_t left) {
+size_t space_at(const lw_char *p, size_t left) {
     lw_char c = p[0];
     if (c < 0x80) return (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) ? 1 : 0;
     if (c < 0xC2 || c > 0xE3) return 0;
@@ -155,13 +155,7 @@ static size_t space_at(const lw_char *p, size_t left) {
     return c == 0xE3 && p[1] == 0x80 && p[2] == 0x80 ? 3 : 0;
 }
 
-typedef struct {
-    char *out;
-    size_t len, cap;
-    int pending; /* white space seen after some text */
-} lw_utf8;
-
-static int utf8_reserve(lw_utf8 *t, size_t more) {
+int utf8_reserve(lw_utf8 *t, size_t more) {
     if (t->cap - t->len >= more) return 0;
     size_t cap = t->cap ? t->cap : 4096;
     while (cap - t->len < more) {
@@ -185,7 +179,7 @@ static int utf8_reserve(lw_utf8 *t, size_t more) {
    written only before the next non-space byte, so the result is " ".join(text.split()) of the texts joined
    by spaces — on the encoded text: decoding it gives what collapsing the decoded text gives (the bytes
    between spaces are copied as they are, and a space keeps apart what it kept apart before). */
-static int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len) {
+int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len) {
     if (t->len > 0) t->pending = 1;
     if (utf8_reserve(t, len + 1) < 0) return -1;
     size_t i = 0;

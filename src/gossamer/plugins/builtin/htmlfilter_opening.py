@@ -39,6 +39,7 @@ from typing import Any
 from gossamer.core import Content, Settings, robots_words
 from gossamer.plugins.api import HtmlParseFilter, IndexField, IndexingFilter, IndexInput, ParseResult
 from gossamer.plugins.builtin.index_more import mime_type, mime_types
+from gossamer.plugins.builtin.linkwalk_native import opening_function
 from gossamer.plugins.builtin.parse_html import HtmlParser
 from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
@@ -74,10 +75,14 @@ REGION_SELECTOR = MAIN_SELECTOR + ", article"
 def _is_furniture(node: Any) -> bool:
     """Whether block element ``node`` is navigation, a side bar or other page furniture (by role, class, id)."""
     attrs = node.attrs
-    role = attrs.get("role")
+    return furniture_values(attrs.get("role"), attrs.get("class"), attrs.get("id"))
+
+
+def furniture_values(role: str | None, classes: str | None, identifier: str | None) -> bool:
+    """Whether an element with these ``role``, ``class`` and ``id`` attributes (``None``: absent) is furniture."""
     if role and role.lower() in BOILERPLATE_ROLES:
         return True
-    names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}".strip()
+    names = f"{classes or ''} {identifier or ''}".strip()
     return bool(names) and _furniture_names(names)
 
 
@@ -185,21 +190,34 @@ class _Collector:
                 run.append(child.text(separator=" "))
 
 
-def opening_text(tree: Any, max_words: int, min_block_words: int, description: str = "") -> str:
+def prose_words(region: Any, max_words: int, min_block_words: int) -> str:
+    """The words :class:`_Collector` keeps from ``region``, joined by single spaces (the Python walk)."""
+    collector = _Collector(max_words, min_block_words)
+    collector.walk(region)
+    return " ".join(collector.words)
+
+
+def native_prose_words() -> Callable[[Any, int, int], str] | None:
+    """:func:`prose_words` in C (one pass over the tree, the same words), or ``None`` where it cannot run."""
+    return opening_function(BLOCK_TAGS, SKIP_TAGS, MAX_NODES,
+                            (tuple(sorted(BOILERPLATE_ROLES)), tuple(sorted(BOILERPLATE_WORDS)), BOILERPLATE_PARTS),
+                            furniture_values)
+
+
+def opening_text(tree: Any, max_words: int, min_block_words: int, description: str = "",
+                 words_of: Callable[[Any, int, int], str] = prose_words) -> str:
     """The page's opening text: at most ``max_words`` words of its first prose runs ("" if none).
 
     ``description`` (the page's meta description, as parse-html read it) comes first unless the
-    prose already says it.
+    prose already says it.  ``words_of`` is :func:`prose_words` or :func:`native_prose_words`'s function.
     """
     region = main_region(tree)
     if region is None or max_words <= 0:
         return ""
-    collector = _Collector(max_words, min_block_words)
-    collector.walk(region)
+    text = words_of(region, max_words, min_block_words)
     body = tree.body
-    if not collector.words and body is not None and region.mem_id != body.mem_id:
-        collector.walk(body)  # the main region held no prose: the whole body
-    text = " ".join(collector.words)
+    if not text and body is not None and region.mem_id != body.mem_id:
+        text = words_of(body, max_words, min_block_words)  # the main region held no prose: the whole body
     description = " ".join(description.split())
     if description and _plain(description) not in _plain(text):
         text = " ".join([*description.split()[:max_words], text]).strip()
@@ -221,13 +239,14 @@ class OpeningParseFilter(HtmlParseFilter):
     def __init__(self, settings: Settings) -> None:
         self.max_words = settings.get_int("opening.max.words")
         self.min_block_words = settings.get_int("opening.min.block.words")
+        self.words_of = native_prose_words() or prose_words
 
     def filter(self, content: Content, result: ParseResult, tree: Any) -> ParseResult:
         meta = result.data.parse_metadata
         words = robots_words(meta.get("robots", ""))
         if "noindex" in words or "none" in words:  # nothing of the page is kept
             return result
-        text = opening_text(tree, self.max_words, self.min_block_words, meta.get("description", ""))
+        text = opening_text(tree, self.max_words, self.min_block_words, meta.get("description", ""), self.words_of)
         if text:
             result.data.parse_metadata[OPENING_KEY] = text
         return result

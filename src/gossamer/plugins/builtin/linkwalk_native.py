@@ -129,6 +129,54 @@ def page_text_function() -> Callable[[Any], str] | None:
     return page_text
 
 
+def tag_table(tags: frozenset[str]) -> bytes | None:
+    """A 256-byte table, 1 at lexbor's tag id of each of ``tags``; ``None`` when one has no fixed id below 256."""
+    loaded = _loaded()
+    if isinstance(loaded, str):
+        return None
+    module, _ = loaded
+    from selectolax import lexbor
+
+    table = bytearray(_TAG_ID_LIMIT)
+    for tag in tags:
+        node = lexbor.create_tag(tag)
+        number = module.tag_id(node.mem_id)
+        if node.tag != tag or number >= _TAG_ID_LIMIT:
+            return None
+        table[number] = 1
+    return bytes(table)
+
+
+FurnitureFallback = Callable[[str | None, str | None, str | None], bool]
+"""``(role, class, id) -> furniture?`` for the names the C code does not read itself."""
+
+
+def opening_function(block_tags: frozenset[str], skip_tags: frozenset[str], max_nodes: int,
+                     furniture: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+                     fallback: FurnitureFallback) -> Callable[[Any, int, int], str] | None:
+    """parse-opening's prose walk in C, or ``None`` when the C walk cannot run (or ``GOSSAMER_LINKWALK=python``).
+
+    The function takes the region (a selectolax node), ``max_words`` and ``min_block_words`` and
+    returns the words :class:`~gossamer.plugins.builtin.htmlfilter_opening` keeps, joined by single
+    spaces.  ``furniture`` is ``(roles, words, parts)`` (ASCII), read by the C code for names in ASCII;
+    other names go to ``fallback(role, class, id)``.
+    """
+    if status() is not None:
+        return None
+    block, skip = tag_table(block_tags), tag_table(skip_tags)
+    if block is None or skip is None or any(not name.isascii() for names in furniture for name in names):
+        return None
+    module, ids = _loaded()  # type: ignore[misc]
+    native, text = module.opening_words, ids["-text"]
+    roles, words, parts = (tuple(name.encode() for name in names) for names in furniture)
+
+    def opening_words(region: Any, max_words: int, min_block_words: int) -> str:
+        return native(region.mem_id, text, block, skip, max_words, min_block_words, max_nodes, roles, words, parts,
+                      fallback)
+
+    return opening_words
+
+
 def make_walker(attributes: dict[str, str], anchor_limit: int, resource_rels: frozenset[str]) -> Any | None:
     """A C walker for an extractor's ``tag -> attribute`` map, or ``None`` when it cannot run.
 
