@@ -174,6 +174,14 @@ OPENING_CASES = [
     "<p>body prose one two three four five</p>",
     "<div role=main><nav>only navigation here one two</nav></div><p>outside prose one two three four five</p>",
     "<div id=content>\u00a0\u2003 spaced\u3000out \x85 words one two three four</div>",
+    # ids in another letter case (quirks mode decides), roles that are not exactly "main", regions in foreign content
+    "<div id=CONTENT>upper case id one two three four five</div><p>body prose one two three four five</p>",
+    "<!doctype html><div id=Main>upper case id one two three four five</div><p>body prose one two three four</p>",
+    "<div role=MAIN>role upper one two three four</div><div role=' main'>spaced role one two three</div>"
+    "<article>the only article one two three four</article>",
+    "<svg><g id=content>svg region one two three four</g></svg><p>body prose one two three four five</p>",
+    "<p>before one two three four five</p><main></main><p>after one two three four five</p>",
+    "<article>a1 one two three four</article><div id=main-content><nav>menu one two three four</nav></div>",
     # white space only, comments, invalid UTF-8 in text
     "<p>  </p><p><!-- c --></p><p>\ufffd one two three four five</p>",
 ]

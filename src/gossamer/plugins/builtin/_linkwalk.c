@@ -357,6 +357,8 @@ static PyMethodDef module_methods[] = {
     {"opening_words", opening_words, METH_VARARGS,
      "opening_words(region, text_id, block, skip, max_words, min_block, max_nodes, roles, words, parts, fallback) "
      "-> parse-opening's kept words, single-spaced."},
+    {"opening_region", opening_region, METH_VARARGS,
+     "opening_region(root, main_id, article_id) -> parse-opening's main region (0: the body, -1: CSS decides)."},
     {"page_text", page_text, METH_VARARGS,
      "page_text(root_address, text_id, script_id, style_id) -> the text outside <script>/<style>, collapsed."},
     {NULL, NULL, 0, NULL},

@@ -87,8 +87,9 @@ int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len);
 PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, long long limit);
 PyObject *page_text(PyObject *module, PyObject *args);
 
-/* _linkwalk_opening.c: parse-opening's prose walk. */
+/* _linkwalk_opening.c: parse-opening's main region and prose walk. */
 PyObject *opening_words(PyObject *module, PyObject *args);
+PyObject *opening_region(PyObject *module, PyObject *args);
 
 /* _linkwalk_resolve.c: LinkResolver.resolve's common shapes. */
 int resolve_init(void);

@@ -230,3 +230,51 @@ done:
     PyMem_Free(o.kept.out);
     return result;
 }
+
+/* ---------- the main region: htmlfilter_opening.main_region's CSS queries as one scan ---------- */
+
+#define LW_REGION_UNSURE (-1) /* an id that matches only ASCII case-insensitively: CSS decides (quirks mode) */
+
+/* 2: a main element (tag main, role="main", id content / main-content / main), 1: an <article> only, 0: neither,
+   LW_REGION_UNSURE: an id that would match in a quirks-mode document only. */
+static int region_kind(void *node, uintptr_t main_id, uintptr_t article_id) {
+    uintptr_t tag = node_tag_id(node);
+    if (tag == main_id) return 2;
+    size_t n = 0;
+    void *attr = attr_by_qualified(node, "role", 4);
+    const lw_char *v = attr != NULL ? lx.attr_value(attr, &n) : NULL;
+    if (v != NULL && n == 4 && memcmp(v, "main", 4) == 0) return 2;
+    attr = attr_by_qualified(node, "id", 2);
+    v = attr != NULL ? lx.attr_value(attr, &n) : NULL;
+    if (v != NULL) {
+        static const char *ids[3] = {"content", "main-content", "main"};
+        for (int k = 0; k < 3; k++) {
+            size_t m = strlen(ids[k]);
+            if (n == m && memcmp(v, ids[k], m) == 0) return 2;
+            if (n == m && ascii_ieq(v, (const lw_char *)ids[k], m)) return LW_REGION_UNSURE;
+        }
+    }
+    return tag == article_id ? 1 : 0;
+}
+
+/* opening_region(root, main_id, article_id) -> the address of the region main_region picks among the elements
+   (the body is the caller's: 0 means "the body"), or -1 when an id's case decides (the caller asks CSS). */
+PyObject *opening_region(PyObject *module, PyObject *args) {
+    unsigned long long addr, main_id, article_id;
+    if (!PyArg_ParseTuple(args, "KKK", &addr, &main_id, &article_id)) return NULL;
+    if (!lx.ready || !lx.layout_ok || addr == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "not configured");
+        return NULL;
+    }
+    void *root = (void *)(uintptr_t)addr;
+    void *first_article = NULL;
+    long articles = 0;
+    for (void *cur = root; cur != NULL; cur = next_in(cur, root, 1)) {
+        if (node_type(cur) != LW_ELEMENT) continue;
+        int kind = region_kind(cur, (uintptr_t)main_id, (uintptr_t)article_id);
+        if (kind == LW_REGION_UNSURE) return PyLong_FromLong(LW_REGION_UNSURE);
+        if (kind == 2) return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)cur);
+        if (kind == 1 && articles++ == 0) first_article = cur;
+    }
+    return PyLong_FromUnsignedLongLong(articles == 1 ? (unsigned long long)(uintptr_t)first_article : 0ULL);
+}

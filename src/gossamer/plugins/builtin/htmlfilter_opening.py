@@ -39,7 +39,7 @@ from typing import Any
 from gossamer.core import Content, Settings, robots_words
 from gossamer.plugins.api import HtmlParseFilter, IndexField, IndexingFilter, IndexInput, ParseResult
 from gossamer.plugins.builtin.index_more import mime_type, mime_types
-from gossamer.plugins.builtin.linkwalk_native import opening_function
+from gossamer.plugins.builtin.linkwalk_native import OpeningWords, opening_function
 from gossamer.plugins.builtin.parse_html import HtmlParser
 from gossamer.plugins.index_batch import IndexBatch
 from gossamer.plugins.registry import PluginInfo
@@ -190,34 +190,41 @@ class _Collector:
                 run.append(child.text(separator=" "))
 
 
-def prose_words(region: Any, max_words: int, min_block_words: int) -> str:
-    """The words :class:`_Collector` keeps from ``region``, joined by single spaces (the Python walk)."""
+def prose_words(tree: Any, max_words: int, min_block_words: int) -> str | None:
+    """The words of the page's opening before the description: its main region's prose runs, else its body's.
+
+    ``None`` when the page has no region (no ``<body>``) or ``max_words`` ≤ 0.
+
+    The Python walk (:class:`_Collector`), the reference of :func:`native_prose_words`.
+    """
+    region = main_region(tree)
+    if region is None or max_words <= 0:
+        return None
     collector = _Collector(max_words, min_block_words)
     collector.walk(region)
+    body = tree.body
+    if not collector.words and body is not None and region.mem_id != body.mem_id:
+        collector.walk(body)  # the main region held no prose: the whole body
     return " ".join(collector.words)
 
 
-def native_prose_words() -> Callable[[Any, int, int], str] | None:
+def native_prose_words() -> OpeningWords | None:
     """:func:`prose_words` in C (one pass over the tree, the same words), or ``None`` where it cannot run."""
     return opening_function(BLOCK_TAGS, SKIP_TAGS, MAX_NODES,
                             (tuple(sorted(BOILERPLATE_ROLES)), tuple(sorted(BOILERPLATE_WORDS)), BOILERPLATE_PARTS),
-                            furniture_values)
+                            furniture_values, main_region)
 
 
 def opening_text(tree: Any, max_words: int, min_block_words: int, description: str = "",
-                 words_of: Callable[[Any, int, int], str] = prose_words) -> str:
+                 words_of: OpeningWords = prose_words) -> str:
     """The page's opening text: at most ``max_words`` words of its first prose runs ("" if none).
 
     ``description`` (the page's meta description, as parse-html read it) comes first unless the
     prose already says it.  ``words_of`` is :func:`prose_words` or :func:`native_prose_words`'s function.
     """
-    region = main_region(tree)
-    if region is None or max_words <= 0:
+    text = words_of(tree, max_words, min_block_words)
+    if text is None:
         return ""
-    text = words_of(region, max_words, min_block_words)
-    body = tree.body
-    if not text and body is not None and region.mem_id != body.mem_id:
-        text = words_of(body, max_words, min_block_words)  # the main region held no prose: the whole body
     description = " ".join(description.split())
     if description and _plain(description) not in _plain(text):
         text = " ".join([*description.split()[:max_words], text]).strip()

@@ -149,30 +149,52 @@ def tag_table(tags: frozenset[str]) -> bytes | None:
 
 FurnitureFallback = Callable[[str | None, str | None, str | None], bool]
 """``(role, class, id) -> furniture?`` for the names the C code does not read itself."""
+OpeningWords = Callable[[Any, int, int], str | None]
+"""``(tree, max_words, min_block_words) -> the opening's words or None`` (see :func:`opening_function`)."""
+_REGION_UNSURE = -1
 
 
 def opening_function(block_tags: frozenset[str], skip_tags: frozenset[str], max_nodes: int,
                      furniture: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]],
-                     fallback: FurnitureFallback) -> Callable[[Any, int, int], str] | None:
-    """parse-opening's prose walk in C, or ``None`` when the C walk cannot run (or ``GOSSAMER_LINKWALK=python``).
+                     fallback: FurnitureFallback, css_region: Callable[[Any], Any]) -> OpeningWords | None:
+    """parse-opening's region and prose walk in C; ``None`` when the C walk cannot run (``GOSSAMER_LINKWALK=python``).
 
-    The function takes the region (a selectolax node), ``max_words`` and ``min_block_words`` and
-    returns the words :class:`~gossamer.plugins.builtin.htmlfilter_opening` keeps, joined by single
-    spaces.  ``furniture`` is ``(roles, words, parts)`` (ASCII), read by the C code for names in ASCII;
-    other names go to ``fallback(role, class, id)``.
+    The function takes a parsed tree, ``max_words`` and ``min_block_words`` and returns the words
+    :mod:`~gossamer.plugins.builtin.htmlfilter_opening` keeps (its main region's prose, else the body's),
+    joined by single spaces (``None`` when the page has no region, or ``max_words`` ≤ 0).
+    ``furniture`` is ``(roles, words, parts)`` (ASCII), read by the C code for names in ASCII; other
+    names go to ``fallback(role, class, id)``.  ``css_region(tree)`` is the region by CSS, asked when
+    only the document's quirks mode can tell (an ``id`` in another letter case).
     """
     if status() is not None:
         return None
     block, skip = tag_table(block_tags), tag_table(skip_tags)
-    if block is None or skip is None or any(not name.isascii() for names in furniture for name in names):
+    region_tags = tag_table(frozenset({"main", "article"}))
+    if block is None or skip is None or region_tags is None or any(
+            not name.isascii() for names in furniture for name in names):
         return None
     module, ids = _loaded()  # type: ignore[misc]
-    native, text = module.opening_words, ids["-text"]
+    from selectolax import lexbor
+
+    main_id, article_id = (module.tag_id(lexbor.create_tag(tag).mem_id) for tag in ("main", "article"))
+    walk, find, text = module.opening_words, module.opening_region, ids["-text"]
     roles, words, parts = (tuple(name.encode() for name in names) for names in furniture)
 
-    def opening_words(region: Any, max_words: int, min_block_words: int) -> str:
-        return native(region.mem_id, text, block, skip, max_words, min_block_words, max_nodes, roles, words, parts,
-                      fallback)
+    def opening_words(tree: Any, max_words: int, min_block_words: int) -> str | None:
+        root, body = tree.root, tree.body
+        region = find(root.mem_id, main_id, article_id) if root is not None else 0
+        if region == _REGION_UNSURE:
+            node = css_region(tree)
+            region = node.mem_id if node is not None else 0
+        body_address = body.mem_id if body is not None else 0
+        region = region or body_address
+        if not region or max_words <= 0:
+            return None
+        found = walk(region, text, block, skip, max_words, min_block_words, max_nodes, roles, words, parts, fallback)
+        if not found and body_address and region != body_address:  # the main region held no prose: the body
+            found = walk(body_address, text, block, skip, max_words, min_block_words, max_nodes, roles, words, parts,
+                         fallback)
+        return found
 
     return opening_words
 
