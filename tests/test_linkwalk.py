@@ -97,6 +97,7 @@ NATIVE_TEXT = linkwalk_native.page_text_function()
 
 
 NATIVE_OPENING = native_prose_words()
+NATIVE_HEAD = linkwalk_native.head_function()
 OPENING_LIMITS = [(80, 5), (3, 1), (100_000, 0), (7, 40)]
 
 
@@ -111,6 +112,12 @@ def assert_same_text(document: str | bytes) -> str:
     for max_words, min_words in OPENING_LIMITS:
         expected = opening_text(tree, max_words, min_words)
         assert opening_text(tree, max_words, min_words, "", NATIVE_OPENING) == expected, (max_words, min_words)
+    head = tree.head
+    if head is not None:
+        href, title = NATIVE_HEAD(head)
+        base = head.css_first("base[href]")
+        assert (href or "") == ((base.attributes.get("href") or "") if base is not None else "")  # None: no value
+        assert (title is None) == (head.css_first("title") is None) and (title or "") == HtmlParser._title(tree)
     assert tree.html == before
     assert native == page_text(LexborHTMLParser(document))
     return native
@@ -139,7 +146,7 @@ def test_the_c_walk_is_built_and_used() -> None:
     assert linkwalk_native.status() is None, linkwalk_native.status()
     assert HtmlParser(Settings()).links.walker is not None
     assert NATIVE_TEXT is not None and HtmlParser(Settings()).native_text is not None
-    assert NATIVE_OPENING is not None
+    assert NATIVE_OPENING is not None and NATIVE_HEAD is not None
 
 
 def test_page_text_white_space_is_str_isspace() -> None:
@@ -151,6 +158,20 @@ def test_page_text_white_space_is_str_isspace() -> None:
     near = "".join(f"<p>a{chr(c)}b</p>" for c in (0x84, 0x86, 0x9F, 0xA1, 0x167F, 0x1681, 0x1FFF, 0x200B, 0x2027,
                                                     0x202A, 0x202E, 0x2030, 0x205E, 0x2060, 0x2FFF, 0x3001, 0xFEFF))
     assert " " not in assert_same_text(f"<body>{near}</body>").replace("b a", "")
+
+
+HEAD_CASES = [
+    "<head><title> A  <b>title</b>\u00a0here </title><base href=' /b/ '><base href='/second/'><title>2</title></head>",
+    "<head><base><base href><base target=x href='x/'></head><body><base href='/in-body/'><title>body</title></body>",
+    "<title></title><base href='\xff'>", "<head><svg><title>svg</title></svg></head>", "<html><head></head></html>",
+    "<head><title>one\ntwo\u2003three</title><title>x</title><BASE HREF='UP/'></head>",
+]
+
+
+@pytest.mark.parametrize("case", range(len(HEAD_CASES)))
+def test_head_parts_are_what_the_css_queries_find(case: int) -> None:
+    assert_same_text(HEAD_CASES[case])
+    assert_same_text(HEAD_CASES[case].encode("utf-8") + b"<title>\xe2\x80</title>")
 
 
 OPENING_CASES = [

@@ -86,6 +86,7 @@ int utf8_reserve(lw_utf8 *t, size_t more);
 int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len);
 PyObject *anchor_text(void *node, uintptr_t text_id, uintptr_t img_id, long long limit);
 PyObject *page_text(PyObject *module, PyObject *args);
+PyObject *head_parts(PyObject *module, PyObject *args);
 
 /* _linkwalk_opening.c: parse-opening's main region and prose walk. */
 PyObject *opening_words(PyObject *module, PyObject *args);

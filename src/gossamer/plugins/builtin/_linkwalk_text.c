@@ -175,12 +175,11 @@ int utf8_reserve(lw_utf8 *t, size_t more) {
     return 0;
 }
 
-/* Appends one text node's bytes: runs of white space (and the start of the node) become one pending space,
-   written only before the next non-space byte, so the result is " ".join(text.split()) of the texts joined
-   by spaces — on the encoded text: decoding it gives what collapsing the decoded text gives (the bytes
+/* Appends one text's bytes: runs of white space become one pending space, written only before the next
+   non-space byte (a caller joining texts by a space sets `pending` before the next one), so the result is
+   " ".join(text.split()) of the texts joined — on the encoded text: decoding it gives what collapsing the decoded text gives (the bytes
    between spaces are copied as they are, and a space keeps apart what it kept apart before). */
 int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len) {
-    if (t->len > 0) t->pending = 1;
     if (utf8_reserve(t, len + 1) < 0) return -1;
     size_t i = 0;
     while (i < len) {
@@ -221,6 +220,7 @@ PyObject *page_text(PyObject *module, PyObject *args) {
             if (tag == text_id) {
                 size_t len = 0;
                 const lw_char *data = text_data(cur, &len);
+                if (t.len > 0) t.pending = 1; /* text nodes are joined by a space */
                 if (data != NULL && utf8_feed(&t, data, len) < 0) goto done;
             } else if ((tag == script_id || tag == style_id) && node_type(cur) == LW_ELEMENT && cur != root) {
                 descend = 0; /* the element and everything in it are left out */
@@ -232,4 +232,50 @@ PyObject *page_text(PyObject *module, PyObject *args) {
 done:
     PyMem_Free(t.out);
     return result;
+}
+
+/* head_parts(head_address, base_id, title_id, text_id) -> (href, title): in the head's subtree, the "href" of the
+   first <base> element that has one (None: no such element) and the text of the first <title> element — its
+   text nodes concatenated, white space collapsed (None: no title).  What parse-html's CSS queries
+   "base[href]" and "title" on the head find. */
+PyObject *head_parts(PyObject *module, PyObject *args) {
+    unsigned long long addr, base_id, title_id, text_id;
+    if (!PyArg_ParseTuple(args, "KKKK", &addr, &base_id, &title_id, &text_id)) return NULL;
+    if (!lx.ready || !lx.layout_ok || addr == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "not configured");
+        return NULL;
+    }
+    void *head = (void *)(uintptr_t)addr;
+    PyObject *href = NULL, *title = NULL;
+    for (void *cur = next_in(head, head, 1); cur != NULL && (href == NULL || title == NULL); cur = next_in(cur, head, 1)) {
+        if (node_type(cur) != LW_ELEMENT) continue;
+        uintptr_t tag = node_tag_id(cur);
+        if (tag == base_id && href == NULL) {
+            void *attr = attr_by_local(cur, "href", 4);
+            if (attr == NULL) continue;
+            size_t len = 0;
+            const lw_char *value = lx.attr_value(attr, &len);
+            href = decode(value != NULL ? value : (const lw_char *)"", value != NULL ? len : 0);
+            if (href == NULL) goto fail;
+        } else if (tag == title_id && title == NULL) {
+            lw_utf8 t = {NULL, 0, 0, 0};
+            for (void *node = next_in(cur, cur, 1); node != NULL; node = next_in(node, cur, 1)) {
+                if (node_tag_id(node) != text_id) continue;
+                size_t len = 0;
+                const lw_char *data = text_data(node, &len);
+                if (data != NULL && utf8_feed(&t, data, len) < 0) { /* concatenated: no space between nodes */
+                    PyMem_Free(t.out);
+                    goto fail;
+                }
+            }
+            title = PyUnicode_DecodeUTF8(t.out ? t.out : "", (Py_ssize_t)t.len, "replace");
+            PyMem_Free(t.out);
+            if (title == NULL) goto fail;
+        }
+    }
+    return Py_BuildValue("(NN)", href != NULL ? href : Py_NewRef(Py_None), title != NULL ? title : Py_NewRef(Py_None));
+fail:
+    Py_XDECREF(href);
+    Py_XDECREF(title);
+    return NULL;
 }

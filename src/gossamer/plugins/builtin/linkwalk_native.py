@@ -129,6 +129,28 @@ def page_text_function() -> Callable[[Any], str] | None:
     return page_text
 
 
+def head_function() -> Callable[[Any], tuple[str | None, str | None]] | None:
+    """parse-html's two reads of the head in C, or ``None`` when the C walk cannot run (``GOSSAMER_LINKWALK=python``).
+
+    The function takes the head element (a selectolax node) and returns ``(href, title)``: the
+    ``href`` of the first ``<base>`` element that has one and the text of the first ``<title>``,
+    white space collapsed (each ``None`` when there is no such element) — what the CSS queries
+    ``base[href]`` and ``title`` find, without building lexbor's CSS machinery for the page.
+    """
+    if status() is not None:
+        return None
+    module, ids = _loaded()  # type: ignore[misc]
+    from selectolax import lexbor
+
+    native, text = module.head_parts, ids["-text"]
+    base, title = (module.tag_id(lexbor.create_tag(tag).mem_id) for tag in ("base", "title"))
+
+    def head_parts(head: Any) -> tuple[str | None, str | None]:
+        return native(head.mem_id, base, title, text)
+
+    return head_parts
+
+
 def tag_table(tags: frozenset[str]) -> bytes | None:
     """A 256-byte table, 1 at lexbor's tag id of each of ``tags``; ``None`` when one has no fixed id below 256."""
     loaded = _loaded()

@@ -46,7 +46,7 @@ from gossamer.core import (
     Settings,
 )
 from gossamer.plugins.api import Parser, ParseResult
-from gossamer.plugins.builtin.linkwalk_native import page_text_function
+from gossamer.plugins.builtin.linkwalk_native import head_function, page_text_function
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from gossamer.plugins.builtin.parse_html_meta import MetaReader
@@ -128,13 +128,17 @@ def document_base(tree: LexborHTMLParser, url: str) -> str:
     """The URL relative links of ``tree`` resolve against: its ``<base href>`` (made absolute) or ``url``."""
     head = tree.head
     node = head.css_first("base[href]") if head is not None else None
-    if node is not None:
-        href = (node.attributes.get("href") or "").strip()
-        if href:
-            try:
-                return urljoin(url, href)
-            except ValueError:
-                pass
+    return base_url(node.attributes.get("href") if node is not None else None, url)
+
+
+def base_url(href: str | None, url: str) -> str:
+    """``href`` (a ``<base>`` element's, ``None``: none) made absolute against ``url``; ``url`` when empty or bad."""
+    href = (href or "").strip()
+    if href:
+        try:
+            return urljoin(url, href)
+        except ValueError:
+            pass
     return url
 
 
@@ -167,6 +171,7 @@ class HtmlParser(Parser):
         self.caching_policy = settings.get_str("parser.caching.forbidden.policy")
         self.meta = MetaReader()
         self.native_text = page_text_function()
+        self.native_head = head_function()
         self.links = LinkExtractor(
             settings.get_list("parser.html.outlinks.ignore_tags"), settings.get_bool("parser.html.form.use_action"),
             settings.get_int("db.max.anchor.length"),
@@ -219,7 +224,13 @@ class HtmlParser(Parser):
         decoded = choose_charset(data, content.content_type, self.default_charset, self.detect, html=True)
         tree = LexborHTMLParser(decoded.document)
         page_url = content.url
-        base = document_base(tree, content.base_url or page_url)
+        head = tree.head
+        if self.native_head is not None and head is not None:
+            href, title_text = self.native_head(head)  # one walk of the head, no CSS query
+            base = base_url(href, content.base_url or page_url)
+        else:
+            title_text = None
+            base = document_base(tree, content.base_url or page_url)
         elements: list[Any] = []
         outlinks, canonical = self.links.extract(tree, base, elements)  # one pass: the links and the <meta>s
         meta = self.meta.read_attributes(elements)
@@ -244,7 +255,10 @@ class HtmlParser(Parser):
                 parse_meta[REFRESH_URL] = target
                 parse_meta[REFRESH_SECONDS] = str(meta.refresh_seconds)
                 message = f"meta refresh to {target} after {meta.refresh_seconds} s"
-        title = "" if meta.noindex else self._title(tree)
+        if meta.noindex:
+            title = ""
+        else:
+            title = title_text or "" if self.native_head is not None and head is not None else self._title(tree)
         data_out = ParseData(ParseStatusCode.SUCCESS, title, outlinks, {}, parse_meta, message)
         return ParseResult(data_out, ParseText(""), meta.elements), tree, meta.noindex
 
