@@ -98,6 +98,7 @@ NATIVE_TEXT = linkwalk_native.page_text_function()
 
 NATIVE_OPENING = native_prose_words()
 NATIVE_HEAD = linkwalk_native.head_function()
+NATIVE_CANONICAL = linkwalk_native.canonical_function()
 OPENING_LIMITS = [(80, 5), (3, 1), (100_000, 0), (7, 40)]
 
 
@@ -118,6 +119,10 @@ def assert_same_text(document: str | bytes) -> str:
         base = head.css_first("base[href]")
         assert (href or "") == ((base.attributes.get("href") or "") if base is not None else "")  # None: no value
         assert (title is None) == (head.css_first("title") is None) and (title or "") == HtmlParser._title(tree)
+        link = head.css_first("link[rel~=canonical i][href]")
+        canonical = NATIVE_CANONICAL(head)
+        assert (canonical is None) == (link is None)
+        assert (canonical or "") == ((link.attrs.get("href") or "") if link is not None else "")
     assert tree.html == before
     assert native == page_text(LexborHTMLParser(document))
     return native
@@ -165,6 +170,10 @@ HEAD_CASES = [
     "<head><base><base href><base target=x href='x/'></head><body><base href='/in-body/'><title>body</title></body>",
     "<title></title><base href='\xff'>", "<head><svg><title>svg</title></svg></head>", "<html><head></head></html>",
     "<head><title>one\ntwo\u2003three</title><title>x</title><BASE HREF='UP/'></head>",
+    "<head><link rel=canonical><link rel='x\x0bcanonical' href=a><link rel='\u00a0canonical' href=b>"
+    "<link rel='alternate CANONICAL\t' href=' c '><link rel=canonical href=d></head>",
+    "<head><link rel=canonical href></head><body><link rel=canonical href=body></body>",
+    "<head><link rel=canonicalx href=a><link rel='\fcanonical\r' href=b>",
 ]
 
 

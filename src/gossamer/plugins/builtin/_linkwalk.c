@@ -359,6 +359,8 @@ static PyMethodDef module_methods[] = {
      "-> parse-opening's kept words, single-spaced."},
     {"opening_region", opening_region, METH_VARARGS,
      "opening_region(root, main_id, article_id) -> parse-opening's main region (0: the body, -1: CSS decides)."},
+    {"canonical_href", canonical_href, METH_VARARGS,
+     "canonical_href(head, link_id) -> the href of the head's first <link rel=canonical href>, or None."},
     {"head_parts", head_parts, METH_VARARGS,
      "head_parts(head, base_id, title_id, text_id) -> (the first <base>'s href or None, the first <title>'s text or None)."},
     {"page_text", page_text, METH_VARARGS,

@@ -67,6 +67,7 @@ typedef struct {
 PyObject *configure(PyObject *module, PyObject *args);
 PyObject *check_layout(PyObject *module, PyObject *args);
 PyObject *tag_id(PyObject *module, PyObject *args);
+PyObject *canonical_href(PyObject *module, PyObject *args);
 int ascii_ieq(const lw_char *a, const lw_char *b, size_t n);
 void *attr_by_qualified(void *node, const char *name, size_t len);
 void *attr_by_local(void *node, const char *name, size_t len);

@@ -40,8 +40,8 @@ void *attr_by_local(void *node, const char *name, size_t len) {
 
 static int is_html_space(lw_char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
 
-/* `[rel~=nofollow i]`: a `rel` whose white-space separated words hold "nofollow" in any ASCII case. */
-int is_nofollow(void *node) {
+/* `[rel~=WORD i]`: a `rel` whose white-space separated words hold `word` (lower case) in any ASCII case. */
+static int has_rel(void *node, const char *word, size_t n) {
     void *attr = attr_by_local(node, "rel", 3);
     if (attr == NULL) return 0;
     size_t len = 0;
@@ -52,9 +52,32 @@ int is_nofollow(void *node) {
         while (i < len && is_html_space(v[i])) i++;
         size_t start = i;
         while (i < len && !is_html_space(v[i])) i++;
-        if (i - start == 8 && ascii_ieq(v + start, (const lw_char *)"nofollow", 8)) return 1;
+        if (i - start == n && ascii_ieq(v + start, (const lw_char *)word, n)) return 1;
     }
     return 0;
+}
+
+int is_nofollow(void *node) { return has_rel(node, "nofollow", 8); }
+
+/* canonical_href(head, link_id) -> the href of the first `link[rel~=canonical i][href]` in the head's subtree
+   ("" when it has no value), or None. */
+PyObject *canonical_href(PyObject *module, PyObject *args) {
+    unsigned long long addr, link_id;
+    if (!PyArg_ParseTuple(args, "KK", &addr, &link_id)) return NULL;
+    if (!lx.ready || !lx.layout_ok || addr == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "not configured");
+        return NULL;
+    }
+    void *head = (void *)(uintptr_t)addr;
+    for (void *cur = next_in(head, head, 1); cur != NULL; cur = next_in(cur, head, 1)) {
+        if (node_type(cur) != LW_ELEMENT || node_tag_id(cur) != (uintptr_t)link_id) continue;
+        void *attr = attr_by_local(cur, "href", 4);
+        if (attr == NULL || !has_rel(cur, "canonical", 9)) continue;
+        size_t len = 0;
+        const lw_char *value = lx.attr_value(attr, &len);
+        return decode(value != NULL ? value : (const lw_char *)"", value != NULL ? len : 0);
+    }
+    Py_RETURN_NONE;
 }
 
 /* Pre-order successor of `node` inside the subtree of `root` (root itself excluded), or NULL. */

@@ -151,6 +151,23 @@ def head_function() -> Callable[[Any], tuple[str | None, str | None]] | None:
     return head_parts
 
 
+def canonical_function() -> Callable[[Any], str | None] | None:
+    """The head's canonical link in C, or ``None`` when the C walk cannot run (``GOSSAMER_LINKWALK=python``).
+
+    The function takes the head element (a selectolax node) and returns the ``href`` of its first
+    ``link[rel~=canonical i][href]`` (``""`` for an attribute without a value), or ``None``.
+    """
+    if status() is not None:
+        return None
+    module, ids = _loaded()  # type: ignore[misc]
+    native, link = module.canonical_href, ids["link"]
+
+    def canonical_href(head: Any) -> str | None:
+        return native(head.mem_id, link)
+
+    return canonical_href
+
+
 def tag_table(tags: frozenset[str]) -> bytes | None:
     """A 256-byte table, 1 at lexbor's tag id of each of ``tags``; ``None`` when one has no fixed id below 256."""
     loaded = _loaded()

@@ -188,6 +188,7 @@ class LinkExtractor:
             self.walker = linkwalk_native.make_walker(self.attributes, anchor_limit, RESOURCE_RELS)
             if self.walker is None and native:
                 raise RuntimeError(f"the C link walk cannot run: {linkwalk_native.status()}")
+        self.canonical_href = linkwalk_native.canonical_function() if self.walker is not None else None
 
     def extract(self, tree: object, base: str, metas: list[object] | None = None) -> tuple[OutlinkList, str | None]:
         """``(outlinks in document order, canonical URL or None)`` of a parsed page.
@@ -267,7 +268,15 @@ class LinkExtractor:
     def canonical(self, tree: object, base: str) -> str | None:
         """Absolute target of the first ``<link rel="canonical">`` in the head, or ``None``."""
         head = tree.head  # type: ignore[attr-defined]
-        node = head.css_first("link[rel~=canonical i][href]") if head is not None else None
-        if node is None:
+        if head is None:
             return None
-        return self.resolver.resolve(BaseContext(base), (node.attrs.get("href") or "").strip())
+        if self.canonical_href is not None:  # the same element, found by C
+            href = self.canonical_href(head)
+            if href is None:
+                return None
+        else:
+            node = head.css_first("link[rel~=canonical i][href]")
+            if node is None:
+                return None
+            href = node.attrs.get("href")
+        return self.resolver.resolve(BaseContext(base), (href or "").strip())
