@@ -177,27 +177,39 @@ int utf8_reserve(lw_utf8 *t, size_t more) {
 
 /* Appends one text's bytes: runs of white space become one pending space, written only before the next
    non-space byte (a caller joining texts by a space sets `pending` before the next one), so the result is
-   " ".join(text.split()) of the texts joined — on the encoded text: decoding it gives what collapsing the decoded text gives (the bytes
-   between spaces are copied as they are, and a space keeps apart what it kept apart before). */
+   " ".join(text.split()) of the texts joined — on the encoded text: decoding it gives what collapsing the
+   decoded text gives (the bytes between spaces are copied as they are, and a space keeps apart what it kept
+   apart before).  Byte by byte, printable ASCII first: a page's words are short, so per-word calls cost more
+   than the copy. */
 int utf8_feed(lw_utf8 *t, const lw_char *data, size_t len) {
     if (utf8_reserve(t, len + 1) < 0) return -1;
-    size_t i = 0;
+    char *out = t->out;
+    size_t o = t->len, i = 0;
+    int pending = t->pending;
     while (i < len) {
-        size_t space = space_at(data + i, len - i);
+        lw_char c = data[i];
+        size_t space;
+        if (c > ' ' && c < 0x80) {
+            space = 0;
+        } else if (c == ' ') {
+            space = 1;
+        } else {
+            space = space_at(data + i, len - i);
+        }
         if (space) {
-            if (t->len > 0) t->pending = 1;
+            if (o > 0) pending = 1;
             i += space;
             continue;
         }
-        if (t->pending) {
-            t->out[t->len++] = ' ';
-            t->pending = 0;
+        if (pending) {
+            out[o++] = ' ';
+            pending = 0;
         }
-        size_t start = i++;
-        while (i < len && data[i] > ' ' && data[i] < 0x80) i++; /* a run of printable ASCII */
-        memcpy(t->out + t->len, data + start, i - start);
-        t->len += i - start;
+        out[o++] = (char)c;
+        i++;
     }
+    t->len = o;
+    t->pending = pending;
     return 0;
 }
 
