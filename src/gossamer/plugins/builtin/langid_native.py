@@ -20,12 +20,9 @@ import importlib
 import os
 import threading
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from gossamer.plugins.builtin.langid_numpy import WalkModel
 
 ENV_VAR = "GOSSAMER_LANGID"
 """``numpy`` selects the NumPy walk for every identifier made afterwards in the process."""
@@ -58,7 +55,8 @@ class NativeCounter:
     model's arrays are damaged (a transition or feature out of range).
     """
 
-    def __init__(self, model: WalkModel, module: Any) -> None:
+    def __init__(self, model: Any, module: Any) -> None:
+        """``model``: a :class:`~gossamer.plugins.builtin.langid_numpy.WalkModel`; ``module``: ``_langid``."""
         self._count = module.count_features
         self._rows, self._features = model.rows_next, model.features_next
         self._start = model.start_row
@@ -85,7 +83,7 @@ class NativeCounter:
         return features[:found], counts[:found]
 
 
-def native_counter(model: WalkModel, *, required: bool = False) -> NativeCounter | None:
+def native_counter(model: Any, *, required: bool = False) -> NativeCounter | None:
     """A :class:`NativeCounter` over ``model``, or ``None`` when the NumPy walk is to be used (see :func:`status`).
 
     ``required``: regardless of ``GOSSAMER_LANGID``, and ValueError when the extension is not built.
