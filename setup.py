@@ -1,10 +1,13 @@
-"""Build of Gossamer's optional C extension (everything else is in pyproject.toml).
+"""Build of Gossamer's optional C extensions (everything else is in pyproject.toml).
 
-``gossamer.plugins.builtin._linkwalk`` is parse-html's link walk in C. It is optional: without a
-compiler the install still succeeds and the parser uses its Python path (see ``linkwalk_native``).
+``gossamer.plugins.builtin._linkwalk`` is parse-html's link walk in C, ``gossamer.plugins.builtin._langid``
+language-identifier's automaton walk. Both are optional: without a compiler the install still succeeds and
+the Python / NumPy paths run (see ``linkwalk_native`` and ``langid_native``).
 """
 
 from setuptools import Extension, setup
+
+_COMPILE_ARGS = ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"]
 
 setup(
     ext_modules=[
@@ -13,8 +16,14 @@ setup(
             [f"src/gossamer/plugins/builtin/_linkwalk{part}.c" for part in ("", "_lexbor", "_text", "_opening", "_resolve")],
             depends=["src/gossamer/plugins/builtin/_linkwalk.h"],
             libraries=["dl"],
-            extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
+            extra_compile_args=_COMPILE_ARGS,
             optional=True,
-        )
+        ),
+        Extension(
+            "gossamer.plugins.builtin._langid",
+            ["src/gossamer/plugins/builtin/_langid.c"],
+            extra_compile_args=_COMPILE_ARGS,
+            optional=True,
+        ),
     ]
 )

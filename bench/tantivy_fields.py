@@ -47,7 +47,7 @@ def capture(crawl: Path, work: Path) -> None:
     from gossamer.engine import run_job
     from gossamer.index.documents import IndexOptions
     from gossamer.index.indexer import index_fields
-    from gossamer.index.job import actions_job, index_inputs
+    from gossamer.index.job import actions_job, index_inputs, inlink_sources_read
     from gossamer.index.schema import fields_to_json
     from gossamer.plugins import PluginRepository
     from gossamer.store import TableVersion, as_place, live_version_dir
@@ -57,7 +57,7 @@ def capture(crawl: Path, work: Path) -> None:
     db = TableVersion(live_version_dir(place))
     links_dir = live_version_dir(as_place(str(crawl / "linkdb"), settings))
     links = TableVersion(links_dir) if links_dir is not None else None
-    inputs, _ = index_inputs(db, links, segments, None)
+    inputs, _ = index_inputs(db, links, segments, None, inlink_sources=inlink_sources_read(PluginRepository(settings)))
     (work / "actions").mkdir(exist_ok=True)
     run_job(actions_job(inputs, IndexOptions(delete_gone=True), settings.get_int("store.parts")),
             as_place(str(work / "actions")), settings)

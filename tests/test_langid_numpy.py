@@ -35,7 +35,7 @@ def reference() -> LanguageIdentifier:
 
 @pytest.fixture(scope="module")
 def numpy_identifier(reference: LanguageIdentifier) -> NumpyIdentifier:
-    return NumpyIdentifier(WalkModel.from_py3langid(reference))
+    return NumpyIdentifier(WalkModel.from_py3langid(reference), native=False)
 
 
 def test_same_language_and_probability_as_py3langid(reference, numpy_identifier) -> None:

@@ -33,7 +33,7 @@ from gossamer.core import CrawlStatus, Report, Settings
 from gossamer.engine import ProgressFn, run_job
 from gossamer.index.analysis import Analysis
 from gossamer.index.documents import IndexOptions, JsonDocument
-from gossamer.index.job import ACTION_ADD, actions_job, index_inputs
+from gossamer.index.job import ACTION_ADD, actions_job, index_inputs, inlink_sources_read
 from gossamer.index.schema import merge_fields
 from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
 from gossamer.store import (
@@ -142,11 +142,11 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
         report.notes.append(f"no linkdb at {linkdb}: documents get no anchor texts")
     parts = settings.get_int("store.parts")
     nodes = _graph_nodes(crawldb, settings)
-    inputs, notes = index_inputs(db, links, segments, nodes)
+    repo = PluginRepository(settings)
+    inputs, notes = index_inputs(db, links, segments, nodes, inlink_sources=inlink_sources_read(repo))
     report.notes.extend(notes)
     if len(inputs) == (db is not None) + (links is not None) + (nodes is not None):
         raise ValueError("none of the segments has fetched and parsed data to index")
-    repo = PluginRepository(settings)
 
     def feed(writers: list[IndexWriter]) -> None:
         staging = new_staging_dir(index_dir)

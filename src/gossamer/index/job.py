@@ -40,7 +40,7 @@ from gossamer.index.document_values import (
 from gossamer.index.documents import DocumentBuilder, IndexOptions
 from gossamer.index.embeddings import embedder
 from gossamer.index.page_rows import LazyColumns
-from gossamer.plugins import settings_key
+from gossamer.plugins import IndexingFilter, PluginRepository, ScoringFilter, settings_key
 from gossamer.store import CRAWLDB_SCHEMA, KEY_PARTITIONER_NAME, SUCCESS_MARKER, Place, TableVersion, table_present
 
 METADATA = pa.map_(pa.string(), pa.string())
@@ -71,6 +71,8 @@ class ProjectRows:
 
     kind: int
     segment: str = ""
+    inlink_sources: bool = True
+    """``False``: the inlinks' source URLs are left out (``""``; see :func:`inlink_sources_read`)."""
 
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         n = batch.num_rows
@@ -88,10 +90,36 @@ class ProjectRows:
                 arrays.append(pa.array([self.segment] * n, pa.string()))
             elif source in names:
                 column = batch.column(source)
-                arrays.append(column if column.type == field.type else column.cast(field.type))
+                column = column if column.type == field.type else column.cast(field.type)
+                arrays.append(column if field.name != "inlinks" or self.inlink_sources else _without_sources(column))
             else:
                 arrays.append(pa.nulls(n, field.type))
         yield pa.RecordBatch.from_arrays(arrays, schema=SHUFFLE_SCHEMA)
+
+
+def _without_sources(inlinks: pa.Array) -> pa.Array:
+    """An :data:`INLINKS_TYPE` column with every source URL ``""`` (the same lists, nulls and anchors)."""
+    start, end = inlinks.offsets[0].as_py(), inlinks.offsets[-1].as_py()
+    anchors = inlinks.values.slice(start, end - start).field("anchor")  # ``values`` ignores the slice offset
+    empty = pa.py_buffer(np.zeros(len(anchors) + 1, dtype=np.int32))
+    sources = pa.StringArray.from_buffers(len(anchors), empty, pa.py_buffer(b""))
+    entries = pa.StructArray.from_arrays([sources, anchors], fields=list(INLINK_TYPE))
+    offsets = pc.subtract(inlinks.offsets, pa.scalar(start, pa.int32())) if start else inlinks.offsets
+    return pa.ListArray.from_arrays(offsets, entries, type=INLINKS_TYPE, mask=inlinks.is_null())
+
+
+def inlink_sources_read(repo: PluginRepository) -> bool:
+    """Whether an active indexing or scoring filter reads the source URLs of a page's inlinks.
+
+    Filters say so by ``reads_inlink_sources``; a scoring filter overriding neither ``indexer_score`` nor
+    ``indexer_scores`` reads no inlinks.  When none does, the job's map leaves the source URLs out of the
+    shuffle (a third of the linkdb's bytes): the documents are the same.
+    """
+    if any(f.reads_inlink_sources for f in repo.chain(IndexingFilter)):
+        return True
+    return any(f.reads_inlink_sources and (type(f).indexer_score is not ScoringFilter.indexer_score
+                                           or type(f).indexer_scores is not ScoringFilter.indexer_scores)
+               for f in repo.chain(ScoringFilter))
 
 
 @dataclass(frozen=True)
@@ -195,10 +223,11 @@ def _inlink_lists(column: pa.Array) -> list[InlinkList | None]:
 
 
 def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segments: list[Path] | list[Place],
-                 nodes: TableVersion | None = None) -> tuple[list[Input], list[str]]:
+                 nodes: TableVersion | None = None, *, inlink_sources: bool = True) -> tuple[list[Input], list[str]]:
     """The job's inputs and notes about segments that had nothing to index.
 
     ``nodes``: the web graph's nodes table, read for its scores (``index.static.rank=linkrank``).
+    ``inlink_sources=False``: the linkdb's inlinks without their source URLs (:func:`inlink_sources_read`).
     A segment is a local path or a :class:`~gossamer.store.location.Location` (``s3://…``): its
     sub-tables are read where they are, and one counts only once its ``_SUCCESS`` exists.
     """
@@ -207,7 +236,7 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
     if crawldb is not None:
         inputs.append(Input(TableSource(str(crawldb.directory)), ProjectRows(KIND_DB)))
     if linkdb is not None:
-        inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS)))
+        inputs.append(Input(TableSource(str(linkdb.directory)), ProjectRows(KIND_LINKS, inlink_sources=inlink_sources)))
     if nodes is not None:
         inputs.append(Input(TableSource(str(nodes.directory)), ProjectRows(KIND_NODE)))
     for segment in segments:
@@ -230,4 +259,5 @@ def actions_job(inputs: list[Input], options: IndexOptions, parts: int) -> Job:
                reduce_batch_rows=REDUCE_BATCH_ROWS)
 
 
-__all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs"]
+__all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs",
+           "inlink_sources_read"]

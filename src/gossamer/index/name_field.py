@@ -74,6 +74,8 @@ def page_name_keys(title: str, url: str) -> list[str]:
 class NameIndexingFilter(IndexingFilter):
     """``name``: the page's names, folded and as written (a raw field, not stored)."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("name", "raw", stored=False, description="names of the page (title parts, file name)"),)
 
     def __init__(self, settings: Settings) -> None:

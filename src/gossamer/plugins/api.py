@@ -219,6 +219,10 @@ class ScoringFilter:
     implements a batch form should give the same result as its per-link form.
     """
 
+    reads_inlink_sources: bool = True
+    """Whether :meth:`indexer_score` / :meth:`indexer_scores` read the source URLs of the page's inlinks (as
+    :attr:`IndexingFilter.reads_inlink_sources`); a filter that overrides neither reads nothing."""
+
     def injected_score(self, url: str, datum: CrawlDatum) -> None:
         """Adjust a newly injected datum's score in place."""
 
@@ -466,6 +470,10 @@ class IndexingFilter(ABC):
     """
 
     fields: Sequence[IndexField] = ()
+    reads_inlink_sources: bool = True
+    """Whether :meth:`filter` / :meth:`filter_batch` read the source URLs of the page's inlinks.  ``False``
+    (every built-in filter) lets the index job leave them out of its shuffle: the inlinks it hands over
+    then hold ``""`` as every source URL, their anchors unchanged."""
 
     @abstractmethod
     def filter(self, doc: dict[str, Any], page: IndexInput) -> dict[str, Any] | None:

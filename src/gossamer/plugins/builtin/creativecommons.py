@@ -107,6 +107,8 @@ def cc_features(meta: dict[str, str]) -> list[str]:
 class CCIndexingFilter(IndexingFilter):
     """cc: license features of the page."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("cc", "text", description="Creative Commons license: type, version, license=URL, meta=…"),)
 
     def __init__(self, settings: Settings) -> None:

@@ -280,6 +280,8 @@ _EDGE_PUNCTUATION = ".,;:!?\"'()[]{}<>«»“”‘’"
 class OpeningIndexingFilter(IndexingFilter):
     """``opening``: the parse's opening text (the start of the text for pages that are not HTML)."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("opening", "text", stored=False, description="the page's opening text"),)
 
     def __init__(self, settings: Settings) -> None:

@@ -18,6 +18,8 @@ from gossamer.plugins.registry import PluginInfo
 class AnchorIndexingFilter(IndexingFilter):
     """anchor: incoming anchor texts."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("anchor", "text", description="anchor texts of incoming links"),)
 
     def __init__(self, settings: Settings) -> None:

@@ -32,6 +32,8 @@ def millis_to_datetime(millis: int) -> datetime:
 class BasicIndexingFilter(IndexingFilter):
     """url, host, site, title, content, tstamp (and domain)."""
 
+    reads_inlink_sources = False
+
     def __init__(self, settings: Settings) -> None:
         self.max_title = settings.get_int("indexer.max.title.length")
         self.max_content = settings.get_int("indexer.max.content.length")

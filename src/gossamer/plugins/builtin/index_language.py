@@ -47,6 +47,8 @@ def declared_code(values: list[str]) -> str | None:
 class LanguageIndexingFilter(IndexingFilter):
     """lang: declared or identified language."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("lang", "raw", description="language code (ISO 639-1) or 'unknown'"),)
 
     def __init__(self, settings: Settings) -> None:

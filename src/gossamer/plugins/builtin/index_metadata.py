@@ -21,6 +21,8 @@ from gossamer.plugins.registry import PluginInfo
 class MetadataIndexingFilter(IndexingFilter):
     """meta: chosen parse, content and crawldb metadata."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("meta", "json", description="chosen metadata: key → value(s)"),)
 
     def __init__(self, settings: Settings) -> None:

@@ -37,6 +37,8 @@ def mime_types(batch: IndexBatch) -> list[str]:
 class MoreIndexingFilter(IndexingFilter):
     """type, content_length, last_modified, date."""
 
+    reads_inlink_sources = False
+
     fields = (
         IndexField("type", "raw", description="MIME type and its parts"),
         IndexField("content_length", "int", description="bytes of content"),

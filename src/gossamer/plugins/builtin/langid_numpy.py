@@ -23,6 +23,11 @@ feature's first position into a scratch array of one slot per feature (kept by
 the identifier, reset after each text), and a feature's count is the number of
 positions whose first position is its own (``np.bincount`` over ≤ text-length
 slots); each thread has its own scratch array.
+
+When the optional C extension ``_langid`` is built, the features and counts come
+from it instead (py3langid's byte-by-byte walk in C, ~4x cheaper than the NumPy
+walk; :mod:`~gossamer.plugins.builtin.langid_native`) and the scoring below is the
+same NumPy code on the same arrays: :meth:`NumpyIdentifier.counts` is the reference.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from typing import Any
 
 import numpy as np
 from py3langid.langid import LanguageIdentifier
+
+from gossamer.plugins.builtin.langid_native import native_counter
 
 _BYTE = np.arange(256, dtype=np.int64)
 _POSITIONS32 = np.arange(1 << 15, dtype=np.int32)
@@ -111,8 +118,14 @@ class NumpyIdentifier:
     The model must come from an identifier made with ``norm_probs=True`` and no ``min_confidence``.
     """
 
-    def __init__(self, model: WalkModel) -> None:
+    def __init__(self, model: WalkModel, native: bool | None = None) -> None:
+        """An identifier over ``model``; ``native`` selects the walk.
+
+        In C (``True``; ValueError when the extension is not built), with NumPy (``False``), or in C when
+        :func:`~gossamer.plugins.builtin.langid_native.status` allows it (``None``).
+        """
         self.model = model
+        self._native = native_counter(model, required=bool(native)) if native is not False else None
         self._scratch = threading.local()
         """Per thread, ``first``: a feature's first position in the text being scored (:data:`_NO_POSITION` between
         texts)."""
@@ -144,24 +157,33 @@ class NumpyIdentifier:
                 rows[offset:] = m.rows_next[(rows[offset:] << 8) | text[:n - offset]]
         return m.features_next[(rows << 8) | text]
 
-    def scores(self, data: bytes) -> np.ndarray:
-        """Class probabilities of the encoded text ``data`` (py3langid's ``_decide`` with ``norm_probs``)."""
-        m = self.model
+    def counts(self, data: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct features the walk over ``data`` emits and their counts: the NumPy path of ``_langid``.
+
+        Features in order of first occurrence (as py3langid's ``Counter``), counts as float32.
+        """
         found = self.features(data)
         emitted = found[found >= 0]
         k = len(emitted)
-        if k:
-            positions = _POSITIONS32[:k] if k <= len(_POSITIONS32) else np.arange(k, dtype=np.int32)
-            first = getattr(self._scratch, "first", None)
-            if first is None:
-                first = self._scratch.first = np.full(len(m.table), _NO_POSITION, dtype=np.int32)
-            np.minimum.at(first, emitted, positions)
-            first_of = first[emitted]  # each emitted feature's first position
-            is_first = first_of == positions
-            features = emitted[is_first]  # distinct features in order of first occurrence, as py3langid's Counter
-            first[features] = _NO_POSITION
-            counts = np.bincount(first_of, minlength=k)[is_first]
-            scores = np.log1p(counts.astype(np.float32)) @ m.table[features] + m.prior
+        if not k:
+            return emitted, np.zeros(0, dtype=np.float32)
+        positions = _POSITIONS32[:k] if k <= len(_POSITIONS32) else np.arange(k, dtype=np.int32)
+        first = getattr(self._scratch, "first", None)
+        if first is None:
+            first = self._scratch.first = np.full(len(self.model.table), _NO_POSITION, dtype=np.int32)
+        np.minimum.at(first, emitted, positions)
+        first_of = first[emitted]  # each emitted feature's first position
+        is_first = first_of == positions
+        features = emitted[is_first]
+        first[features] = _NO_POSITION
+        return features, np.bincount(first_of, minlength=k)[is_first].astype(np.float32)
+
+    def scores(self, data: bytes) -> np.ndarray:
+        """Class probabilities of the encoded text ``data`` (py3langid's ``_decide`` with ``norm_probs``)."""
+        m = self.model
+        features, counts = self._native(data) if self._native is not None else self.counts(data)
+        if len(features):
+            scores = np.log1p(counts) @ m.table[features] + m.prior
         else:
             scores = np.zeros(len(m.classes), dtype=np.float32)
         scores *= 1.0 / math.sqrt(len(data) or 1)

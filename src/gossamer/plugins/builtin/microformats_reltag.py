@@ -70,6 +70,8 @@ class RelTagParseFilter(HtmlParseFilter):
 class RelTagIndexingFilter(IndexingFilter):
     """tag: the page's rel-tags."""
 
+    reads_inlink_sources = False
+
     fields = (IndexField("tag", "text", description="rel-tag microformat tags of the page"),)
 
     def __init__(self, settings: Settings) -> None:

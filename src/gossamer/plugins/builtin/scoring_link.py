@@ -29,6 +29,8 @@ from gossamer.plugins.support.scorecarry import ScoreCarrier
 class LinkAnalysisScoringFilter(ScoreCarrier):
     """Keeps the LinkRank score of the crawldb; boosts documents by it."""
 
+    reads_inlink_sources = False
+
     def __init__(self, settings: Settings) -> None:
         self.normalize = settings.get_float("link.analyze.normalize.score")
 

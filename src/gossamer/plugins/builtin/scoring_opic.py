@@ -23,6 +23,8 @@ from gossamer.store import host_of
 class OPICScoringFilter(ScoreCarrier):
     """Online Page Importance Computation, as Nutch implements it."""
 
+    reads_inlink_sources = False
+
     def __init__(self, settings: Settings) -> None:
         self.score_power = settings.get_float("indexer.score.power")
         self.internal = settings.get_float("db.score.link.internal")
