@@ -26,7 +26,8 @@ def test_lower_case_maps_each_character_on_its_own_but_the_capital_sigma() -> No
 def test_same_as_comparing_the_plain_forms(text: str, data: st.DataObject) -> None:
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
-    part = data.draw(st.sampled_from([text[start:end], text[start:end] + "Σ", "Σ" + text[start:end]]))
+    other = data.draw(st.text(alphabet=st.sampled_from(ALPHABET), max_size=6))
+    part = data.draw(st.sampled_from([text[start:end], text[start:end] + "Σ", "Σ" + text[start:end], other]))
     assert repeats(part, text) is (_plain(part) in _plain(text))
 
 
@@ -35,3 +36,6 @@ def test_examples() -> None:
     assert repeats("uber delay a page", "Memory Uber -- Delay, a page")
     assert not repeats("AΣ", "AΣB")  # a literal piece, but σ inside a word and ς at the end differ
     assert not repeats("other words", "Memory Über Delay")
+    assert not repeats("Own Ivory, a page", "Ivory: own a page")  # every word there, not in that order
+    assert repeats("Ivory -- Own, a page!", "IVORY own A page")
+    assert repeats("...", "anything")  # no word at all: the empty plain form is in every text
