@@ -387,3 +387,18 @@ def test_a_host_shared_by_two_loops_gets_its_crawl_delay_times_two() -> None:
                         settings(fetcher_min_crawl_delay=0.1, fetcher_threads_per_queue=1), sharers=2)
             assert min(gaps(site.page_hits())) >= 0.39  # this loop's half of the host's rate
     run(main())
+
+
+def test_last_value_and_the_status_text_match_their_plain_forms() -> None:
+    """The emit path's shortcuts: a header's last value without a dict, status texts and names made once."""
+    from gossamer.core import ProtocolStatus, ProtocolStatusCode
+    from gossamer.crawl.fetch.loop_helpers import CODE_NAMES, last_value
+
+    for fields in ([], [("ETag", "a")], [("etag", "a"), ("X", "b"), ("ETAG", "c")], [("E-Tag", "x"), ("etags", "y")]):
+        assert last_value(fields, "etag") == dict((k.lower(), v) for k, v in fields).get("etag")
+    for code in ProtocolStatusCode:
+        assert CODE_NAMES[code] == code.name.lower()
+        for args, modified in (((), 0), (("http://x/", "y"), 1795815001444)):
+            text = f"{code.name.lower()}({int(code)}), lastModified={modified}"
+            text += ": " + ", ".join(args) if args else ""
+            assert ProtocolStatus(code, args, modified).to_text() == text

@@ -274,6 +274,21 @@ def test_head_parser_rules() -> None:
             parse_head(bad)
 
 
+def test_head_line_cap_holds_in_long_heads_only_where_a_line_can_exceed_it() -> None:
+    """A head shorter than the line cap skips the per-line check; a longer one still refuses an over-long line."""
+    from gossamer.plugins.builtin.http_head import MAX_LINE
+
+    fits = b"HTTP/1.1 200 OK\r\nA: " + b"x" * (MAX_LINE - 3) + b"\r\nB: y\r\n\r\n"
+    assert len(fits) > MAX_LINE and parse_head(fits).first == {"a": "x" * (MAX_LINE - 3), "b": "y"}
+    for line in (b"A: " + b"x" * (MAX_LINE - 2), b" " + b"x" * MAX_LINE):
+        with pytest.raises(BadResponse, match="longer than"):
+            parse_head(b"HTTP/1.1 200 OK\r\nC: d\r\n" + line + b"\r\n\r\n")
+    short = parse_head(b"HTTP/1.1 200 OK\nA: 1\r\n continued\r\nContent-Length: 3\ncontent-length: 3\r\n\r\n")
+    assert short.headers == [("A", "1 continued"), ("Content-Length", "3"), ("content-length", "3")]
+    with pytest.raises(BadResponse, match="two different"):
+        parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\ncontent-length: 4\r\n\r\n")
+
+
 @pytest.mark.usefixtures("http_client")
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
 def test_https_with_and_without_certificate_checks(tmp_path: Path) -> None:

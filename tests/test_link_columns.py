@@ -219,3 +219,20 @@ def test_the_defaults_do_nothing_for_a_filter_without_outlink_hooks() -> None:
     Quiet().initial_scores(targets)
     assert Quiet().distribute_score_to_targets(PAGE, parse(), targets, adjust, 3) is adjust
     assert targets.scores == [0.0] * 3
+
+
+def test_datum_columns_hold_the_same_rows_whether_few_or_many_are_added_at_once() -> None:
+    """``add_rows`` has a loop for a few rows and list comprehensions for more: the columns agree."""
+    rows = [(f"http://h{i}.example/", CrawlDatum(CrawlStatus.SIGNATURE if i % 2 else CrawlStatus.LINKED, 1000 + i,
+                                                  i % 3, 86400 + i, i / 7, b"sig" if i % 2 else None, 5 * i,
+                                                  {"k": str(i)} if i % 3 else {}))
+            for i in range(9)]
+    many = DatumColumns.of(rows)
+    for size in (1, 2, 4, 5):
+        few = DatumColumns()
+        for start in range(0, len(rows), size):
+            few.add_rows(rows[start:start + size])
+        for name in DatumColumns.__slots__:
+            assert getattr(few, name) == getattr(many, name), name
+    assert many.metadata[1] == [("k", "1")] and many.metadata[0] is None
+    assert many.status[1] == int(CrawlStatus.SIGNATURE)

@@ -130,6 +130,18 @@ class DatumColumns:
         """Append ``(url, datum)`` rows."""
         if not rows:
             return
+        if len(rows) <= 4:  # a page's own rows (one or two): a plain loop beats nine list comprehensions
+            for url, d in rows:
+                self.urls.append(url)
+                self.status.append(int(d.status))
+                self.fetch_time.append(d.fetch_time)
+                self.retries.append(d.retries)
+                self.fetch_interval.append(d.fetch_interval)
+                self.score.append(d.score)
+                self.signature.append(d.signature)
+                self.modified_time.append(d.modified_time)
+                self.metadata.append(list(d.metadata.items()) if d.metadata else None)
+            return
         self.urls.extend([url for url, _ in rows])
         self.status.extend([int(d.status) for _, d in rows])
         self.fetch_time.extend([d.fetch_time for _, d in rows])

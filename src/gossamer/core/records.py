@@ -45,8 +45,16 @@ class ProtocolStatus:
 
     def to_text(self) -> str:
         """Compact text form stored in the ``_pst_`` metadata key, e.g. ``moved(12), lastModified=0: u``."""
-        text = f"{self.code.name.lower()}({int(self.code)}), lastModified={self.last_modified}"
+        prefix = _STATUS_TEXT.get(self.code)
+        if prefix is None:
+            prefix = f"{self.code.name.lower()}({int(self.code)}), lastModified="
+        text = f"{prefix}{self.last_modified}"
         return text + (": " + ", ".join(self.args) if self.args else "")
+
+
+_STATUS_TEXT: dict[ProtocolStatusCode, str] = {
+    code: f"{code.name.lower()}({int(code)}), lastModified=" for code in ProtocolStatusCode}
+"""The start of :meth:`ProtocolStatus.to_text` per code (made once: ``Enum.name`` is a property lookup)."""
 
 
 @dataclass(frozen=True, slots=True)

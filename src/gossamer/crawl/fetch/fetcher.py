@@ -37,9 +37,11 @@ from gossamer.core import (
 )
 from gossamer.crawl.fetch.launcher import Launcher
 from gossamer.crawl.fetch.loop_helpers import (
+    CODE_NAMES,
     STATUS_MAP,
     FetchRobots,
     RedirectTargets,
+    last_value,
     redirect_metadata,
     representative_url,
 )
@@ -283,9 +285,10 @@ class _Run:
         content = output.content
         if exchange is not None:
             datum.metadata[META_PROTOCOL_CODE] = str(exchange.status)
-            etag = dict((k.lower(), v) for k, v in exchange.response_headers).get("etag")
-            if etag and fetch_status == CrawlStatus.FETCH_SUCCESS:
-                datum.metadata[META_ETAG] = etag
+            if fetch_status == CrawlStatus.FETCH_SUCCESS:
+                etag = last_value(exchange.response_headers, "etag")
+                if etag:
+                    datum.metadata[META_ETAG] = etag
         if fetch_status == CrawlStatus.FETCH_SUCCESS and 0 < status.last_modified <= datum.fetch_time:
             # The server's Last-Modified (never a future one) becomes the page's modified time:
             # the fetch schedule keeps it and the next fetch sends it back as If-Modified-Since.
@@ -305,7 +308,7 @@ class _Run:
         if exchange is not None or content is not None:  # a real response: a page (a 404 is one, a refusal not)
             self.summary.pages += 1
         self.summary.by_status[status_name(fetch_status)] += 1
-        self.summary.by_protocol[status.code.name.lower()] += 1
+        self.summary.by_protocol[CODE_NAMES.get(status.code) or status.code.name.lower()] += 1
         self.sink.result(FetchResult(item.url, datum, content, exchange, linked or []))
 
     async def monitor(self, progress: Callable[[FetchSummary, int], None] | None,

@@ -37,6 +37,21 @@ STATUS_MAP: dict[ProtocolStatusCode, CrawlStatus] = {
 """Nutch's ProtocolStatus → fetch status (FetcherThread); any other code → fetch_retry."""
 
 
+CODE_NAMES: dict[ProtocolStatusCode, str] = {code: code.name.lower() for code in ProtocolStatusCode}
+"""Lower-case names of the protocol status codes (the fetch summary's keys), made once per process."""
+
+
+def last_value(fields: list[tuple[str, str]], name: str) -> str | None:
+    """The value of the last header field called ``name`` (give it in lower case; matched case-insensitively).
+
+    None when there is none; what ``dict((k.lower(), v) for k, v in fields).get(name)`` gives, without the dict.
+    """
+    for key, value in reversed(fields):
+        if key.lower() == name:
+            return value
+    return None
+
+
 def fetch_status_for(code: ProtocolStatusCode) -> CrawlStatus:
     """The fetch status of a protocol outcome (unknown codes → fetch_retry)."""
     return STATUS_MAP.get(code, CrawlStatus.FETCH_RETRY)

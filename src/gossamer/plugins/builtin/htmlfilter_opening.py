@@ -226,9 +226,28 @@ def opening_text(tree: Any, max_words: int, min_block_words: int, description: s
     if text is None:
         return ""
     description = " ".join(description.split())
-    if description and _plain(description) not in _plain(text):
+    if description and not repeats(description, text):
         text = " ".join([*description.split()[:max_words], text]).strip()
     return text
+
+
+def repeats(part: str, text: str) -> bool:
+    """Whether ``text`` holds ``part`` once both are :func:`_plain`: ``_plain(part) in _plain(text)``.
+
+    A literal substring is answered at once: :func:`_plain` maps each character on its own (lower case, then letters
+    and digits kept, every run of the rest one space, the ends trimmed), so the plain form of a piece of ``text`` is a
+    piece of ``text``'s plain form — except around a capital sigma, whose lower case depends on the next character
+    (the final form ς), so a part holding one takes the full comparison.  A "no" is found without the plain form of
+    the (longer) ``text`` when a word of the part's plain form is nowhere in ``text.lower()``: each such word lies
+    within one word of ``text``'s plain form, and those are pieces of ``text.lower()``.
+    """
+    if part in text and "\u03a3" not in part:
+        return True
+    plain_part = _plain(part)
+    lowered = text.lower()
+    if any(word not in lowered for word in plain_part.split(" ") if word):
+        return False
+    return plain_part in _plain(text)
 
 
 def _plain(text: str) -> str:

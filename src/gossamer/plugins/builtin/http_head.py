@@ -67,12 +67,15 @@ def parse_head(data: bytes | bytearray) -> Head:
     if len(code) != 3 or not code.isdigit() or not code.isascii():
         raise BadResponse(f"bad status code in {status_line[:80]!r}")
     headers: list[tuple[str, str]] = []
+    first: dict[str, str] = {}
+    long_lines = len(data) > MAX_LINE  # a shorter head cannot hold a line over the cap: no check per line
     for raw in lines[1:]:
         line = raw.removesuffix("\r")
         if not line:
             break
-        _check_length(line)
-        if line[0] in " \t":  # obsolete line folding: a continuation of the previous field
+        if long_lines:
+            _check_length(line)
+        if line[0] in _OWS:  # obsolete line folding: a continuation of the previous field
             if not headers:
                 raise BadResponse(f"a continuation line before any header field: {line[:80]!r}")
             name, value = headers.pop()
@@ -82,7 +85,6 @@ def parse_head(data: bytes | bytearray) -> Head:
         if not colon or not name or not name.isprintable() or " " in name or "\t" in name:
             raise BadResponse(f"bad header line: {line[:80]!r}")
         headers.append((name, value.strip(_OWS)))
-    first: dict[str, str] = {}
     for name, value in headers:
         lowered = name.lower()
         known = first.setdefault(lowered, value)
