@@ -16,3 +16,11 @@ def test_one_round_without_seeds_and_the_benchmarks_settings() -> None:
     settings = dict(argv[i + 1].split("=", 1) for i, word in enumerate(argv) if word == "-D")
     assert settings == {key: str(value) for key, value in crawl_settings(5_000, 5.0).items()}
     assert settings["fetcher.queue.readahead"] == "100000" and settings["fetcher.server.delay"] == "5.0"
+
+
+def test_the_rate_goal_is_not_rounded_up() -> None:
+    from bench.polite_bench import pct_of_limit
+
+    assert pct_of_limit({"rate_middle": 947.1, "limit": 980.0, "pct_of_limit": 97}) == 96.6
+    assert pct_of_limit({"rate_middle": 955.0, "limit": 980.0, "pct_of_limit": 97}) == 97.4
+    assert pct_of_limit({"rate_middle": None, "limit": 980.0, "pct_of_limit": 97}) == 97
