@@ -177,12 +177,6 @@ HEAD_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", range(len(HEAD_CASES)))
-def test_head_parts_are_what_the_css_queries_find(case: int) -> None:
-    assert_same_text(HEAD_CASES[case])
-    assert_same_text(HEAD_CASES[case].encode("utf-8") + b"<title>\xe2\x80</title>")
-
-
 OPENING_CASES = [
     # furniture by role, class and id: ASCII case, separators, prefixes and suffixes, non-ASCII names (Python)
     "<main><div role=NAVIGATION>one two three four five six</div><div class='x_leftNav y'>a b c d e f g</div>"
@@ -217,10 +211,12 @@ OPENING_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", range(len(OPENING_CASES)))
-def test_opening_cases_give_the_same_words(case: int) -> None:
-    assert_same_text(OPENING_CASES[case])
-    assert_same_text(f"<html><body>{OPENING_CASES[case]}</body></html>".encode() + b"<p>\xff\xfe bad bytes a b c</p>")
+@pytest.mark.parametrize("document", HEAD_CASES + OPENING_CASES)
+def test_head_and_opening_cases_give_the_same_output(document: str) -> None:
+    """Head parts as the CSS queries find them, opening words as the Python walk keeps them (also after bad bytes)."""
+    assert_same_text(document)
+    assert_same_text(document.encode("utf-8") + b"<title>\xe2\x80</title>")
+    assert_same_text(f"<html><body>{document}</body></html>".encode() + b"<p>\xff\xfe bad bytes a b c</p>")
 
 
 def test_opening_stops_at_the_block_budget() -> None:

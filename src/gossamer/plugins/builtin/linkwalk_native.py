@@ -34,7 +34,8 @@ _PROBE_TEXT = "gossamer link walk probe \u00e9"
 _PROBE_HTML = f'<p id="probe" class="walk">{_PROBE_TEXT}</p><b>next</b>'
 _TAG_ID_LIMIT = 256
 """The C walk's per-tag tables cover lexbor's tag ids below this."""
-_TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta", "style")
+_TAGS = ("a", "area", "frame", "iframe", "script", "link", "img", "source", "form", "meta", "style", "base",
+         "title", "main", "article")
 
 
 @cache
@@ -140,10 +141,7 @@ def head_function() -> Callable[[Any], tuple[str | None, str | None]] | None:
     if status() is not None:
         return None
     module, ids = _loaded()  # type: ignore[misc]
-    from selectolax import lexbor
-
-    native, text = module.head_parts, ids["-text"]
-    base, title = (module.tag_id(lexbor.create_tag(tag).mem_id) for tag in ("base", "title"))
+    native, text, base, title = module.head_parts, ids["-text"], ids["base"], ids["title"]
 
     def head_parts(head: Any) -> tuple[str | None, str | None]:
         return native(head.mem_id, base, title, text)
@@ -213,9 +211,7 @@ def opening_function(block_tags: frozenset[str], skip_tags: frozenset[str], max_
             not name.isascii() for names in furniture for name in names):
         return None
     module, ids = _loaded()  # type: ignore[misc]
-    from selectolax import lexbor
-
-    main_id, article_id = (module.tag_id(lexbor.create_tag(tag).mem_id) for tag in ("main", "article"))
+    main_id, article_id = ids["main"], ids["article"]
     walk, find, text = module.opening_words, module.opening_region, ids["-text"]
     roles, words, parts = (tuple(name.encode() for name in names) for names in furniture)
 
