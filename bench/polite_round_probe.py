@@ -6,10 +6,10 @@ directory ``BASE`` (a polite crawl after its round 1: ``gossamer crawl many-seed
 every host's 40 pages — with exactly the settings, ``-topN`` and threads ``scripts/bench polite`` uses for
 ``N`` hosts (default 5,000; the many-hosts web of that size must be served). The CPU of every process of the
 tree is sampled from ``/proc`` (:class:`bench.crawl_cpu_probe.Sampler`) and split by phase (generate, fetch,
-updatedb) and role (driver, fetch processes); the total comes from ``rusage``. ``--src`` puts another source
-tree first on ``PYTHONPATH`` (an A/B "before"); ``--pyspy FILE`` records the tree with
-``py-spy record --subprocesses -f raw`` (50 Hz, non-blocking) while it runs. Prints a table and writes
-``WORK/probe.json``. Requests go to the many hosts: run it only while no ``polite`` benchmark runs.
+updatedb) and role (driver, fetch processes); the total comes from ``rusage``. ``-D KEY=VALUE`` adds a
+setting. ``--src`` puts another source tree first on ``PYTHONPATH`` (an A/B "before"); ``--pyspy FILE``
+records the tree with ``py-spy record --subprocesses -f raw`` (50 Hz, non-blocking) while it runs. Prints a
+table and writes ``WORK/probe.json``. Requests go to the many hosts: run it only while no ``polite`` benchmark runs.
 """
 
 from __future__ import annotations
@@ -27,10 +27,13 @@ from bench.gossamer_crawl import crawl_argv, crawl_phases
 from bench.polite_bench import DELAY, crawl_settings, threads_for, top_n_for
 
 
-def round_argv(gossamer: str, crawl_dir: Path, hosts: int) -> list[str]:
-    """``gossamer crawl -d crawl_dir -r 1`` (no seeds) with the ``polite`` benchmark's settings for ``hosts``."""
-    return crawl_argv(gossamer, None, crawl_dir, 1, crawl_settings(hosts, DELAY), top_n=top_n_for(hosts),
-                      threads=threads_for(hosts))
+def round_argv(gossamer: str, crawl_dir: Path, hosts: int, extra: dict[str, str] | None = None) -> list[str]:
+    """``gossamer crawl -d crawl_dir -r 1`` (no seeds) with the ``polite`` benchmark's settings for ``hosts``.
+
+    ``extra`` settings are added after (and override) the benchmark's own.
+    """
+    return crawl_argv(gossamer, None, crawl_dir, 1, {**crawl_settings(hosts, DELAY), **(extra or {})},
+                      top_n=top_n_for(hosts), threads=threads_for(hosts))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,13 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--src", type=Path, help="source tree first on PYTHONPATH (A/B before)")
     ap.add_argument("--pyspy", type=Path, help="py-spy raw output file")
     ap.add_argument("--gossamer", default=str(Path(sys.executable).parent / "gossamer"))
+    ap.add_argument("-D", dest="defines", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting added to the benchmark's (A/B of a setting)")
     args = ap.parse_args(argv)
     crawl_dir = args.work / "crawl"
     if crawl_dir.exists():
         shutil.rmtree(crawl_dir)
     args.work.mkdir(parents=True, exist_ok=True)
     shutil.copytree(args.base, crawl_dir)
-    cmd = round_argv(args.gossamer, crawl_dir, args.hosts)
+    cmd = round_argv(args.gossamer, crawl_dir, args.hosts, dict(d.split("=", 1) for d in args.defines))
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if args.src:
         env["PYTHONPATH"] = str(args.src.resolve())

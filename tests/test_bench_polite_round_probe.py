@@ -24,3 +24,9 @@ def test_the_rate_goal_is_not_rounded_up() -> None:
     assert pct_of_limit({"rate_middle": 947.1, "limit": 980.0, "pct_of_limit": 97}) == 96.6
     assert pct_of_limit({"rate_middle": 955.0, "limit": 980.0, "pct_of_limit": 97}) == 97.4
     assert pct_of_limit({"rate_middle": None, "limit": 980.0, "pct_of_limit": 97}) == 97
+
+
+def test_extra_settings_override_the_benchmarks() -> None:
+    argv = round_argv("gossamer", Path("/w/crawl"), 5_000, {"fetcher.turn.page.ms": "0", "fetcher.server.delay": "1"})
+    settings = dict(argv[i + 1].split("=", 1) for i, word in enumerate(argv) if word == "-D")
+    assert settings["fetcher.turn.page.ms"] == "0" and settings["fetcher.server.delay"] == "1"

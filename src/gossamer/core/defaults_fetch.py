@@ -177,6 +177,11 @@ FETCH_PROPERTIES: tuple[Property, ...] = (
     Property("fetcher.checkpoint.seconds", 10.0, "float",
              "How often each fetch process makes what it fetched survive a kill, so that the next fetch "
              "of the segment resumes instead of starting over (local segments); 0 = never"),
+    Property("fetcher.turn.page.ms", 2.0, "float",
+             "Most time one turn of a fetch process's event loop spends on handling fetched pages (WARC "
+             "records, inline parse, rows) before it reads sockets and starts due requests again; later "
+             "pages wait for the next turns, in order. Keeps each host's spacing close to its delay when "
+             "many responses end together; 0 = no limit"),
     Property("fetcher.warc.compression.level", 3, "int",
              "gzip level (1-9) of the segment's WARC files: 3 writes about 20% more bytes than 9 "
              "at several times the speed; levels 1-3 are compressed with ISA-L (same size as zlib's "

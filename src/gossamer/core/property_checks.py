@@ -122,7 +122,7 @@ CHECKS: dict[str, object] = {
     "fetcher.threads.start.delay": NON_NEGATIVE, "fetcher.threads.per.queue": POSITIVE,
     "fetcher.queue.mode": BY_UNIT, "fetcher.queue.depth.multiplier": POSITIVE,
     "fetcher.max.exceptions.per.queue": MINUS_ONE_OR_MORE, "fetcher.exceptions.per.queue.delay": NON_NEGATIVE,
-    "fetcher.checkpoint.seconds": NON_NEGATIVE,
+    "fetcher.checkpoint.seconds": NON_NEGATIVE, "fetcher.turn.page.ms": NON_NEGATIVE,
     "http.keepalive.timeout": POSITIVE, "http.dns.cache.seconds": NON_NEGATIVE,
     "fetcher.threads.timeout.divisor": POSITIVE, "fetcher.timelimit.mins": MINUS_ONE_OR_MORE,
     "fetcher.throughput.threshold.pages": MINUS_ONE_OR_MORE, "fetcher.throughput.threshold.retries": NON_NEGATIVE,

@@ -47,6 +47,7 @@ from gossamer.crawl.fetch.loop_helpers import (
 )
 from gossamer.crawl.fetch.queues import FetchItem, FetchQueues, QueueIdResolver
 from gossamer.crawl.fetch.results import FetchResult, FetchSink, FetchSummary, ListSink
+from gossamer.crawl.fetch.turns import TurnBudget
 from gossamer.crawl.robots import RobotRules, RobotsPolicy, effective_delay
 from gossamer.plugins import PluginRepository, Protocol, ProtocolOutput, ProtocolSelector
 from gossamer.store import host_of
@@ -81,6 +82,7 @@ class _Run:
         self.refill = max(1, min(64, self.buffer // 4))  # the feeder wakes when this many items fit
         self.room = asyncio.Event()
         self.launcher = Launcher(self.queues, self.threads, clock, self.work, self.check)
+        self.turns = TurnBudget(settings.get_float("fetcher.turn.page.ms") / 1000.0, clock)
         self.feeding = True
         self.stopping = ""
 
@@ -215,6 +217,7 @@ class _Run:
         linked: list[tuple[str, CrawlDatum]] = []
         if status.code in (ProtocolStatusCode.MOVED, ProtocolStatusCode.TEMP_MOVED) and status.args:
             linked = await self.redirect(item, status.args[0], status.code == ProtocolStatusCode.TEMP_MOVED)
+        await self.turns.wait()  # the page's handling in a turn of the loop with room for it
         self.emit(item, status, output, linked)
         return ended
 
