@@ -4,9 +4,10 @@ Writing (:class:`FetchJournal`, one per share attempt, in ``<staging>/journal/<t
 every batch a share hands to its part writers (crawl_fetch and, with ``fetcher.parse``,
 the parse tables) is also appended to an Arrow IPC stream per table.  Every
 ``fetcher.checkpoint.seconds`` the sink makes a checkpoint: buffered rows are flushed as
-batches, the WARC file is flushed and synced, the table streams are flushed and synced,
-and one JSON line — the number of batches per stream, the WARC files written so far and
-the length of the last one — is appended to ``marks.jsonl`` and synced.  That line is the
+batches, the WARC file and the table streams are flushed, then — on a thread of the sink, so
+that the event loop never waits for the disk — both are synced and one JSON line — the number
+of batches per stream, the WARC files written so far and the length of the last one, as they
+were when the checkpoint began — is appended to ``marks.jsonl`` and synced.  That line is the
 checkpoint's commit: whatever a journal holds after its last complete line is discarded.
 
 Reading (:func:`recover_journals`, by the next fetch of the segment, under its lock):
@@ -26,7 +27,7 @@ import logging
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -84,15 +85,40 @@ class FetchJournal:
 
     def checkpoint(self, warc_files: list[str], warc_length: int) -> None:
         """Commit what was journaled so far; the WARC files it names must already be on disk."""
+        self.begin_checkpoint(warc_files, warc_length)()
+
+    def begin_checkpoint(self, warc_files: list[str], warc_length: int,
+                         warc_fd: int | None = None) -> Callable[[], None]:
+        """A checkpoint in two halves: this call flushes the streams to the OS; the returned call commits.
+
+        The returned function syncs the streams as they are now (and ``warc_fd``, a descriptor of
+        the open WARC file that it closes), then appends and syncs the mark: the batch counts and
+        WARC length *of this moment*, so batches journaled after this call — while the commit runs
+        on another thread — are covered only by a later checkpoint.  Run one commit at a time, and
+        no :meth:`close` while one runs.
+        """
+        fds: list[int] = []
         for stream in self._streams.values():
             stream.file.flush()
-            os.fsync(stream.file.fileno())
+            fds.append(os.dup(stream.file.fileno()))
+        if warc_fd is not None:
+            fds.append(warc_fd)
         mark = {"batches": {name: s.batches for name, s in self._streams.items()}, "parse": self.parse,
                 "warc": warc_files, "warc_length": warc_length}
-        self._marks.write(json.dumps(mark).encode("utf-8") + b"\n")
-        self._marks.flush()
-        os.fsync(self._marks.fileno())
-        self.checkpoints += 1
+
+        def commit() -> None:
+            try:
+                for fd in fds:
+                    os.fsync(fd)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            self._marks.write(json.dumps(mark).encode("utf-8") + b"\n")
+            self._marks.flush()
+            os.fsync(self._marks.fileno())
+            self.checkpoints += 1
+
+        return commit
 
     def close(self) -> None:
         """Close the files (the journal stays until the install removes the staging directory)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,8 @@ class SegmentSink:
         self.fetch_rows = fetch_rows if journal is None else journal.tee(CRAWL_FETCH, fetch_rows)
         self.checkpoint_seconds = settings.get_float("fetcher.checkpoint.seconds")
         self._next_checkpoint = time.monotonic() + self.checkpoint_seconds
+        self._syncer: ThreadPoolExecutor | None = None
+        self._commit: Future[None] | None = None  # the checkpoint being synced on the syncer thread
         self.warc = WarcFileWriter(staging / CONTENT, prefix=warc_prefix,
                                    info={"isPartOf": segment_name},
                                    compression_level=settings.get_int("fetcher.warc.compression.level")
@@ -110,7 +113,7 @@ class SegmentSink:
         if len(self.pending) >= FLUSH_ROWS:
             self.flush()
         if self.journal is not None and time.monotonic() >= self._next_checkpoint:
-            self.checkpoint()
+            self.checkpoint(background=True)
 
     def dropped(self, url: str, datum: CrawlDatum, reason: str, detail: str) -> None:
         """Count a URL dropped without a fetch (it stays due in the crawldb)."""
@@ -132,20 +135,50 @@ class SegmentSink:
         if writer is not None:
             writer.add(batch)
 
-    def checkpoint(self) -> None:
-        """Make everything written so far survive a kill (see :mod:`gossamer.crawl.fetch.resume`)."""
+    def checkpoint(self, background: bool = False) -> None:
+        """Make everything written so far survive a kill (see :mod:`gossamer.crawl.fetch.resume`).
+
+        With ``background`` the rows and records are handed to the OS here and synced and committed
+        on the sink's syncer thread, so the caller (the event loop) does not wait for the disk;
+        while an earlier commit still runs it does nothing (the next call checkpoints).  Without,
+        it waits for any running commit and commits this checkpoint before it returns.  An error
+        of a background commit is raised by the next checkpoint.
+        """
         if self.journal is None:
             return
+        if background and self._commit is not None and not self._commit.done():
+            return
+        self._wait_commit()
         self.flush()
         if self.parse_outputs is not None:
             self.parse_outputs.flush()
-        files, length = self.warc.sync() if self.warc is not None else ([], 0)
-        self.journal.checkpoint(files, length)
+        if not background:
+            files, length = self.warc.sync() if self.warc is not None else ([], 0)
+            self.journal.checkpoint(files, length)
+        else:
+            files, length, fd = self.warc.flush_for_sync() if self.warc is not None else ([], 0, None)
+            commit = self.journal.begin_checkpoint(files, length, fd)
+            if self._syncer is None:
+                self._syncer = ThreadPoolExecutor(1, thread_name_prefix="fetch-checkpoint")
+            self._commit = self._syncer.submit(commit)
         self._next_checkpoint = time.monotonic() + self.checkpoint_seconds
+
+    def _wait_commit(self) -> None:
+        commit, self._commit = self._commit, None
+        if commit is not None:
+            commit.result()
+
+    def _stop_syncer(self) -> None:
+        if self._syncer is not None:
+            self._syncer.shutdown(wait=True)
+            self._syncer = None
 
     def close(self) -> dict[str, int]:
         """Finish every output of the part; returns rows written per table."""
-        self.checkpoint()  # a kill while the parts are written or installed keeps the whole share
+        try:
+            self.checkpoint()  # a kill while the parts are written or installed keeps the whole share
+        finally:
+            self._stop_syncer()
         self.flush()
         rows = {CRAWL_FETCH: self.fetch_rows.close()}
         if self.warc is not None:
@@ -160,6 +193,7 @@ class SegmentSink:
 
     def abort(self) -> None:
         """Drop buffered output after a failure."""
+        self._stop_syncer()
         self.fetch_rows.abort()
         if self.warc is not None:
             self.warc.close()

@@ -242,6 +242,18 @@ class WarcFileWriter:
             return [p.name for p in self.files], self._raw.tell()
         return [p.name for p in self.files], self.files[-1].stat().st_size if self.files else 0
 
+    def flush_for_sync(self) -> tuple[list[str], int, int | None]:
+        """Hand the records written so far to the OS, for a sync on another thread.
+
+        Returns the file names so far, the length of the last one and a new descriptor of the
+        open file (None when none is open), which the caller syncs and closes; writing goes on
+        meanwhile (a rotated file is synced when it is closed).
+        """
+        if self._raw is None:
+            return [p.name for p in self.files], self.files[-1].stat().st_size if self.files else 0, None
+        self._raw.flush()
+        return [p.name for p in self.files], self._size, os.dup(self._raw.fileno())
+
     def _close_file(self) -> None:
         if self._raw is not None:
             self._raw.flush()
