@@ -7,8 +7,8 @@ and starts the next version from hard links to the live one (or from empty
 shards, ``index.shards`` of them).  ``write`` replaces a URL's document in its
 shard (delete by ``id`` then add; in a version started from empty shards the delete
 is skipped for a URL not written before in this run, see :class:`FirstWrites`),
-``delete`` removes it, ``commit`` commits
-every shard and installs the version atomically (see :mod:`gossamer.index.store`).
+``delete`` removes it (in such a version only when this run wrote it: nothing else is there
+to remove), ``commit`` commits every shard and installs the version atomically (see :mod:`gossamer.index.store`).
 ``close`` without ``commit`` drops the staging version; the live index is unchanged.
 With ``search.semantic=true`` each shard also gets its page vectors
 (:mod:`gossamer.index.vectors`), written into the staging version before it is marked complete.
@@ -74,6 +74,15 @@ class FirstWrites:
             return True
         self.seen.add(key)
         return False
+
+    def may_hold(self, url: str) -> bool:
+        """Whether the index version may hold a document of ``url``, so that a delete of it can remove something.
+
+        Always for a version started from a live index (or once tracking stopped); in a version started
+        empty only for a URL written before in this run.  Remembers nothing: a later write of ``url`` still
+        skips its delete.
+        """
+        return not self.tracking or hash(url) in self.seen
 
 
 class TantivyIndexWriter(IndexWriter):
@@ -144,7 +153,8 @@ class TantivyIndexWriter(IndexWriter):
 
     def delete(self, url: str) -> None:
         shard = shard_of(url, self.shards)
-        self._writers[shard].delete_documents_by_term("id", url)
+        if self._first.may_hold(url):  # a delete of what a new index never held would only cost tantivy work
+            self._writers[shard].delete_documents_by_term("id", url)
         if self._vectors:
             self._vectors[shard].delete(url)
 
