@@ -5,20 +5,13 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from gossamer.crawl.fetch.fetcher import ListSink, RedirectTargets, fetch_all
 from gossamer.crawl.fetch.results import FetchResult
 from gossamer.crawl.fetch.turns import TurnBudget
 from tests.fetch_server import Site, items, settings
-
-
-class FakeClock:
-    """A clock that only moves when a step says so (each page step "costs" ``step`` seconds)."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.test_fetch_launcher import FakeClock
 
 
 class TurnCounter:
@@ -67,21 +60,17 @@ def test_steps_within_the_budget_share_a_turn_and_the_rest_wait_in_order() -> No
     asyncio.run(main())
 
 
-def test_a_budget_of_zero_never_makes_a_step_wait() -> None:
+@pytest.mark.parametrize(("seconds", "steps", "cost", "turns_used", "waited"), [
+    (0.0, 20, 0.01, 1, 0),  # no budget: every step in the turn it asks in
+    (0.002, 3, 0.5, 3, 2),  # a step longer than the budget runs whole; the next waits for a later turn
+])
+def test_budget_off_and_steps_longer_than_the_budget(seconds: float, steps: int, cost: float, turns_used: int,
+                                                       waited: int) -> None:
     async def main() -> None:
         clock, turns = FakeClock(), TurnCounter()
-        budget = TurnBudget(0.0, clock)
-        ran = await _steps(budget, clock, 20, 0.01, turns)
-        assert len({turn for _, turn in ran}) == 1 and budget.waited == 0
-    asyncio.run(main())
-
-
-def test_a_step_longer_than_the_budget_runs_whole_and_the_next_waits() -> None:
-    async def main() -> None:
-        clock, turns = FakeClock(), TurnCounter()
-        budget = TurnBudget(0.002, clock)
-        ran = await _steps(budget, clock, 3, 0.5, turns)
-        assert len({turn for _, turn in ran}) == 3 and budget.waited == 2
+        budget = TurnBudget(seconds, clock)
+        ran = await _steps(budget, clock, steps, cost, turns)
+        assert len({turn for _, turn in ran}) == turns_used and budget.waited == waited
     asyncio.run(main())
 
 
