@@ -94,6 +94,19 @@ def test_words_looked_up_as_written_match_texts_normalized_whole() -> None:
     assert by_word.raw and not whole.raw
 
 
+def test_a_mark_after_a_wide_space_is_not_taken_from_the_word_cache() -> None:
+    """Normalized whole, no-break space + U+0301 is one space; the mark cached as a word must not count there."""
+    model = StaticTokens(MODEL_DIR)
+    model.token_ids(" \u0301")  # the mark, cached as a word of its own
+    texts = ["\xa0\u0301", "\u3000\u0301 x", "a\u2003\u0301", "\xa0\u0301\u0301"]
+    whole = StaticTokens(MODEL_DIR)
+    whole.rules.by_word = False
+    assert [model.token_ids(t) for t in texts] == [whole.token_ids(t) for t in texts]
+    for text, row in zip(texts, model.encode(texts), strict=True):
+        if row is not None:
+            assert row.tobytes() == package([text])[0].tobytes(), repr(text)
+
+
 ALPHABET = "abcXYZ019 _.-,;:()<>'\"\n\t\r\u00a0\u200b\u00ad\x0b\x1céüß€—…™ﬁ①\u0301\u0323\u4e00\u0416\U0001F52C"
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import struct
 from collections.abc import Callable, Sequence
 from itertools import chain
@@ -46,6 +47,10 @@ MAX_TOKENS = 512
 """Tokens of a text that count (the package's ``max_length``)."""
 WORD_CACHE = 300_000
 """Distinct words whose token ids are kept; the cache starts again beyond that (memory stays bounded)."""
+WIDE_SPACE_BEFORE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\x00-\x7f]")
+"""A white space beyond ASCII followed by a character beyond ASCII.  Normalized whole, such a text may lose a
+combining mark there (no-break space + U+0301 becomes one space, as in the package), while the mark looked up as a
+word of its own (after ``str.split``) keeps its token: such texts take the whole-text path."""
 class StaticTokens:
     """The model of one package directory (``config.json``, ``tokenizer.json``, ``model.safetensors``)."""
 
@@ -130,7 +135,7 @@ class StaticTokens:
         """
         if "<" in text and any(token in text for token in ADDED):
             return None
-        if not self.rules.by_word or CONTROL.search(text):
+        if not self.rules.by_word or CONTROL.search(text) or (not text.isascii() and WIDE_SPACE_BEFORE.search(text)):
             return self._whole(text)
         words = self.words
         if len(words) > WORD_CACHE:
