@@ -238,3 +238,25 @@ def test_hosts_of_equals_host_of_on_random_urls() -> None:
         assert hosts_of(array.slice(5, 3000)).to_pylist() == expected[5:3005]
     assert hosts_of(pa.chunked_array([pa.array(urls[:9]), pa.array(urls[9:])])).to_pylist() == expected
     assert hosts_of(pa.array(["http://A.b/x"] * 3)).to_pylist() == ["a.b"] * 3
+
+
+@pytest.mark.parametrize(("parts", "hosts"), [(3, 13), (8, 5)])  # (8, 5): some parts are empty
+def test_interleaved_reading_keeps_each_parts_order_and_reads_them_at_one_pace(tmp_path: Path, parts: int,
+                                                                               hosts: int) -> None:
+    urls = [f"http://h{i % hosts}.example/p/{i:05d}" for i in range(3000)]
+    version = TableVersion(write_version(tmp_path / "t", urls, parts=parts))
+    per_part = [[u for b in version.iter_part(i, 100) for u in b.column("url").to_pylist()] for i in range(parts)]
+    part_of = {u: i for i, rows in enumerate(per_part) for u in rows}
+    sizes = [len(rows) for rows in per_part]
+    read = [0] * parts
+    out: list[str] = []
+    for batch in version.iter_interleaved(100):
+        rows = batch.column("url").to_pylist()
+        index = part_of[rows[0]]
+        # the batch comes from the part least read so far (by share of its rows)
+        assert all(read[index] / sizes[index] <= read[j] / sizes[j] for j in range(parts) if read[j] < sizes[j])
+        read[index] += len(rows)
+        out += rows
+    assert sorted(out) == sorted(urls)
+    for index, rows in enumerate(per_part):
+        assert [u for u in out if part_of[u] == index] == rows

@@ -20,7 +20,7 @@ import bisect
 import json
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -357,6 +357,31 @@ class TableVersion:
         """Stream all rows, part after part."""
         for index in range(self.parts):
             yield from self.iter_part(index, batch_rows, columns)
+
+    def iter_interleaved(self, batch_rows: int = 65536, columns: list[str] | None = None
+                         ) -> Iterator[pa.RecordBatch]:
+        """Stream all rows, the parts interleaved by how far each has been read.
+
+        Each part keeps its own order; the next batch always comes from the part with the
+        smallest share of its rows read so far (ties: the lower part number), so a row that
+        sits at a tenth of its part comes out at about a tenth of the stream, whatever part
+        it is in.  For tables whose parts are each ordered the same way (a fetch list: every
+        host's first URL, then every host's second …), this keeps that order across parts.
+        """
+        with ExitStack() as stack:
+            files = [stack.enter_context(self.open_part(index)) for index in range(self.parts)]
+            sizes = [pf.metadata.num_rows for pf in files]
+            streams = [pf.iter_batches(batch_size=batch_rows, columns=columns) for pf in files]
+            read = [0] * len(files)
+            live = [index for index, size in enumerate(sizes) if size > 0]
+            while live:
+                index = min(live, key=lambda i: (read[i] / sizes[i], i))
+                batch = next(streams[index], None)
+                if batch is None:
+                    live.remove(index)
+                    continue
+                read[index] += batch.num_rows
+                yield batch
 
     def num_rows(self) -> int:
         """Total rows, from the Parquet footers."""

@@ -200,7 +200,14 @@ class _UrlShare:
 
 def fetch_list(generate_dir: Place, owns: Callable[[str], bool], batch_rows: int = 4096
                ) -> Iterator[tuple[str, CrawlDatum]]:
-    """Stream this task's share of the fetch list, part by part, in file order.
+    """Stream this task's share of the fetch list, the parts interleaved by position.
+
+    Every part of a fetch list is in fetch order (each host's first URL, then each host's
+    second …); the parts are read side by side (:meth:`TableVersion.iter_interleaved`), not
+    one after the other, so a host in the last part gets its first URLs as early as a host in
+    the first — read part by part, the hosts of later parts waited for the read-ahead to drain
+    before their next URLs came (measured: robots-denied URLs of such hosts handed out two per
+    delay, a first page 20–25 s late at 5,000 hosts).
 
     Only the rows this task owns are decoded into datums: per batch the ``host`` column
     decides (ownership is per host, or per URL for a politeness-free crawl, through
@@ -210,12 +217,11 @@ def fetch_list(generate_dir: Place, owns: Callable[[str], bool], batch_rows: int
     """
     owner_of_host: dict[str, bool] = {}
     with TableVersion(generate_dir) as version:
-        for index in range(version.parts):
-            for batch in version.iter_part(index, batch_rows):
-                mask = _owned_rows(batch, owns, owner_of_host)
-                if mask is None:
-                    continue
-                yield from batch_to_datums(batch if mask is True else batch.filter(mask))
+        for batch in version.iter_interleaved(batch_rows):
+            mask = _owned_rows(batch, owns, owner_of_host)
+            if mask is None:
+                continue
+            yield from batch_to_datums(batch if mask is True else batch.filter(mask))
 
 
 def _owned_rows(batch: pa.RecordBatch, owns: Callable[[str], bool], cache: dict[str, bool]
