@@ -23,6 +23,7 @@ from gossamer.engine.api import (
     TaskContext,
     arange,
 )
+from gossamer.engine.background_job import BackgroundJob
 from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.memory import crawl_allocators, return_free_memory
 from gossamer.engine.runner import run_job
@@ -48,6 +49,7 @@ __all__ = [
     "ProgressFn",
     "ReduceFn",
     "SortedPartWriter",
+    "BackgroundJob",
     "Split",
     "TableJobReport",
     "TableJobRun",

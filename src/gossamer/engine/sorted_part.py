@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
 
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
+from gossamer.engine.background_job import BackgroundJob
 from gossamer.engine.gather import gather_slices
 from gossamer.engine.memory import trim_malloc
 from gossamer.engine.sort import merge_sorted, read_run, sort_order, write_sorted_run
@@ -75,8 +75,7 @@ class SortedPartWriter:
         self.memory_bytes = max(1 << 20, memory_bytes)
         self.spill_bytes = self.memory_bytes // 2 if spill_in_thread else self.memory_bytes
         """The buffer spills when it holds this much."""
-        self._executor = ThreadPoolExecutor(1, "sorted-part-spill") if spill_in_thread else None
-        self._spilling: Future[None] | None = None
+        self._spiller = BackgroundJob("sorted-part-spill") if spill_in_thread else None
         self.row_group_rows = row_group_rows
         self.compression = compression
         self.rows = 0
@@ -115,23 +114,20 @@ class SortedPartWriter:
         self._run_dir.mkdir(parents=True, exist_ok=True)
         path = self._run_dir / f"run-{len(self._runs):05d}.arrow"
         batch_rows = self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS)
-        if self._executor is None:
+        if self._spiller is None:
             write_sorted_run(path, self._take_buffer(), self.key, batch_rows)
-        else:
-            self._wait_spill()  # the bound: one run in the making at a time
-            self._spilling = self._executor.submit(_write_run_then_trim, path, [self._take_buffer()], self.key,
-                                                   batch_rows)
+        else:  # the bound: one run in the making at a time (submit waits for the one before)
+            self._spiller.submit(_write_run_then_trim, path, [self._take_buffer()], self.key, batch_rows)
         self._runs.append(path)
 
     def _wait_spill(self) -> None:
         """Until the run being written is on disk; raises what went wrong writing it."""
-        spilling, self._spilling = self._spilling, None
-        if spilling is not None:
-            spilling.result()
+        if self._spiller is not None:
+            self._spiller.wait()
 
     def _stop_thread(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
+        if self._spiller is not None:
+            self._spiller.stop()
 
     def _rows_for(self, target_bytes: int, most: int) -> int:
         """Rows that make about ``target_bytes`` at the average row size so far (16 … ``most``)."""
@@ -173,8 +169,7 @@ class SortedPartWriter:
     def abort(self) -> None:
         """Drop everything buffered and spilled (after the run being written, if any, is done)."""
         self._buffer, self._buffered_bytes = [], 0
-        spilling, self._spilling = self._spilling, None
-        if spilling is not None:
-            spilling.exception()  # waits; the error does not matter any more
+        if self._spiller is not None:
+            self._spiller.discard()  # waits; the error does not matter any more
         self._stop_thread()
         shutil.rmtree(self._run_dir, ignore_errors=True)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from gossamer.core import WARC_RECORD_KEY, CrawlDatum, CrawlStatus, Settings, sa
 from gossamer.crawl.fetch.results import FetchResult
 from gossamer.crawl.fetch.resume import FetchJournal
 from gossamer.crawl.fetch.warc import WarcFileWriter
-from gossamer.engine import SortedPartWriter
+from gossamer.engine import BackgroundJob, SortedPartWriter
 from gossamer.store import CRAWLDB_SCHEMA, datums_to_batch, part_name
 
 FLUSH_ROWS = 2000
@@ -74,8 +73,7 @@ class SegmentSink:
         self.fetch_rows = fetch_rows if journal is None else journal.tee(CRAWL_FETCH, fetch_rows)
         self.checkpoint_seconds = settings.get_float("fetcher.checkpoint.seconds")
         self._next_checkpoint = time.monotonic() + self.checkpoint_seconds
-        self._syncer: ThreadPoolExecutor | None = None
-        self._commit: Future[None] | None = None  # the checkpoint being synced on the syncer thread
+        self._syncer = BackgroundJob("fetch-checkpoint")  # commits checkpoints off the event loop
         self.warc = WarcFileWriter(staging / CONTENT, prefix=warc_prefix,
                                    info={"isPartOf": segment_name},
                                    compression_level=settings.get_int("fetcher.warc.compression.level")
@@ -146,9 +144,9 @@ class SegmentSink:
         """
         if self.journal is None:
             return
-        if background and self._commit is not None and not self._commit.done():
+        if background and self._syncer.busy():
             return
-        self._wait_commit()
+        self._syncer.wait()
         self.flush()
         if self.parse_outputs is not None:
             self.parse_outputs.flush()
@@ -157,28 +155,15 @@ class SegmentSink:
             self.journal.checkpoint(files, length)
         else:
             files, length, fd = self.warc.flush_for_sync() if self.warc is not None else ([], 0, None)
-            commit = self.journal.begin_checkpoint(files, length, fd)
-            if self._syncer is None:
-                self._syncer = ThreadPoolExecutor(1, thread_name_prefix="fetch-checkpoint")
-            self._commit = self._syncer.submit(commit)
+            self._syncer.submit(self.journal.begin_checkpoint(files, length, fd))
         self._next_checkpoint = time.monotonic() + self.checkpoint_seconds
-
-    def _wait_commit(self) -> None:
-        commit, self._commit = self._commit, None
-        if commit is not None:
-            commit.result()
-
-    def _stop_syncer(self) -> None:
-        if self._syncer is not None:
-            self._syncer.shutdown(wait=True)
-            self._syncer = None
 
     def close(self) -> dict[str, int]:
         """Finish every output of the part; returns rows written per table."""
         try:
             self.checkpoint()  # a kill while the parts are written or installed keeps the whole share
         finally:
-            self._stop_syncer()
+            self._syncer.stop()
         self.flush()
         rows = {CRAWL_FETCH: self.fetch_rows.close()}
         if self.warc is not None:
@@ -193,7 +178,8 @@ class SegmentSink:
 
     def abort(self) -> None:
         """Drop buffered output after a failure."""
-        self._stop_syncer()
+        self._syncer.discard()
+        self._syncer.stop()
         self.fetch_rows.abort()
         if self.warc is not None:
             self.warc.close()
