@@ -182,10 +182,10 @@ FETCH_PROPERTIES: tuple[Property, ...] = (
              "records, inline parse, rows) before it reads sockets and starts due requests again; later "
              "pages wait for the next turns, in order. Keeps each host's spacing close to its delay when "
              "many responses end together; 0 = no limit"),
-    Property("fetcher.warc.compression.level", 3, "int",
-             "gzip level (1-9) of the segment's WARC files: 3 writes about 20% more bytes than 9 "
-             "at several times the speed; levels 1-3 are compressed with ISA-L (same size as zlib's "
-             "level, 2-4x faster), higher levels with zlib"),
+    Property("fetcher.warc.compression.level", 1, "int",
+             "gzip level (1-9) of the segment's WARC files. Levels 1-3 are compressed with ISA-L, "
+             "higher ones with zlib. On the doc web's HTML, ISA-L's level 1 writes 17.8% of the input "
+             "(level 3: 17.4%, zlib's 9: 15.1%) at 0.04 ms per page (level 3: 0.10, zlib's 9: 0.78)"),
     Property("fetcher.signature", False, "bool",
              "Compute the signature from raw content at fetch time even without parsing"),
     Property("fetcher.store.robotstxt", False, "bool",
