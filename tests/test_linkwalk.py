@@ -21,7 +21,7 @@ from selectolax.lexbor import LexborHTMLParser
 from gossamer.core import Settings
 from gossamer.plugins.builtin import linkwalk_native
 from gossamer.plugins.builtin.htmlfilter_opening import MAX_NODES, native_prose_words, opening_text
-from gossamer.plugins.builtin.parse_html import HtmlParser, document_base, page_text
+from gossamer.plugins.builtin.parse_html import HtmlParser, document_base, nesting_cut, page_text
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from tests.test_fuzz import HTML_PARTS, URL_PARTS, junk
 from tests.test_parse_html import MALFORMED
@@ -387,3 +387,39 @@ BASES = ["http://h.test/", "http://h.test", "https://h.test:8443/a/b/c.html?q=1"
 def test_fuzzed_targets_resolve_the_same(hrefs: list[str], base: str) -> None:
     document = "".join(f'<a href="{html.escape(href)}">{i}</a>' for i, href in enumerate(hrefs))
     assert_same(document, base, configs={"defaults": CONFIGS["defaults"]})
+
+
+NESTING_PARTS = ["<div>", "<DIV ", "</div>", "</Div\t", "<dl/", "<ol>", "</ol>", "<ul\n", "<fig>", "<figure>",
+                 "<blockquote>", "<blockquotes>", "</section>", "<Summary\x0b", "<details\x0c", "<nav\r", "<main>",
+                 "<dialog>", "<menu>", "</menu>", "<hgroup>", "<center>", "<address>", "<aside>", "<article>",
+                 "<fieldset>", "<footer>", "<header>", "<dir>", "<span>", "<p>", "<", "/", ">", "<<div>", "</",
+                 "<div", "x", " ", "\u00e9", "<\u00c9div>"]
+
+
+def _both_cuts(document: bytes, max_depth: int) -> int | None:
+    native = linkwalk_native.nesting_cut_function()
+    assert native is not None
+    expected = nesting_cut(document, max_depth)
+    assert native(document, max_depth) == expected
+    return expected
+
+
+def test_the_nesting_guard_cuts_where_the_python_rule_does() -> None:
+    assert _both_cuts(b"<div>" * 5, 1) == 5  # 5 marks > 4 x 1: the second start tag is too deep
+    assert _both_cuts(b"<div>" * 4, 1) is None  # at most 4 x max_depth '<': never cut
+    assert _both_cuts(b"<div></div>" * 10, 1) is None
+    assert _both_cuts(b"</div>" * 10 + b"<DIV><Ul\t<nav/" + b"<p>" * 20, 2) == 69
+    assert _both_cuts(b"<figure>" * 50 + b"<fig>" * 3, 2) == 50 * 8 + 10
+    assert _both_cuts(b"<blockquotes>" * 50 + b"<div", 1) is None  # a name must end at a delimiter
+    assert _both_cuts(b"<div>" * 20, 0) == 0
+    deep = ("<div>" * 200_000 + "<p>bottom</p>").encode()
+    assert _both_cuts(deep, 4096) == 4096 * 5
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(st.one_of(st.sampled_from(NESTING_PARTS), st.text(max_size=4)), max_size=400)
+       .map(lambda parts: "".join(parts).encode("utf-8", "surrogatepass")),
+       st.integers(min_value=0, max_value=12))
+def test_fuzzed_nesting_gives_the_same_cut(document: bytes, max_depth: int) -> None:
+    _both_cuts(document, max_depth)

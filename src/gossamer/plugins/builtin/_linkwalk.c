@@ -363,6 +363,9 @@ static PyMethodDef module_methods[] = {
      "canonical_href(head, link_id) -> the href of the head's first <link rel=canonical href>, or None."},
     {"head_parts", head_parts, METH_VARARGS,
      "head_parts(head, base_id, title_id, text_id) -> (the first <base>'s href or None, the first <title>'s text or None)."},
+    {"nesting_cut", nesting_cut, METH_VARARGS,
+     "nesting_cut(data, max_depth) -> where block elements first nest deeper than max_depth, or None "
+     "(never for documents with at most 4 x max_depth '<')."},
     {"page_text", page_text, METH_VARARGS,
      "page_text(root_address, text_id, script_id, style_id) -> the text outside <script>/<style>, collapsed."},
     {NULL, NULL, 0, NULL},

@@ -92,6 +92,7 @@ PyObject *head_parts(PyObject *module, PyObject *args);
 /* _linkwalk_opening.c: parse-opening's main region and prose walk. */
 PyObject *opening_words(PyObject *module, PyObject *args);
 PyObject *opening_region(PyObject *module, PyObject *args);
+PyObject *nesting_cut(PyObject *module, PyObject *args);
 
 /* _linkwalk_resolve.c: LinkResolver.resolve's common shapes. */
 int resolve_init(void);

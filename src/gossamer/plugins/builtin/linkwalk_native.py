@@ -130,6 +130,19 @@ def page_text_function() -> Callable[[Any], str] | None:
     return page_text
 
 
+def nesting_cut_function() -> Callable[[bytes, int], int | None] | None:
+    """parse-html's nesting guard in C, or ``None`` when the C walk cannot run (or ``GOSSAMER_LINKWALK=python``).
+
+    The function is :func:`~gossamer.plugins.builtin.parse_html.nesting_cut` — the same
+    arguments, the same offset or ``None`` — in one pass over the bytes, without the lower-case
+    copy and the list of marks.
+    """
+    if status() is not None:
+        return None
+    module, _ = _loaded()  # type: ignore[misc]
+    return module.nesting_cut  # type: ignore[no-any-return]
+
+
 def head_function() -> Callable[[Any], tuple[str | None, str | None]] | None:
     """parse-html's two reads of the head in C, or ``None`` when the C walk cannot run (``GOSSAMER_LINKWALK=python``).
 

@@ -46,7 +46,7 @@ from gossamer.core import (
     Settings,
 )
 from gossamer.plugins.api import Parser, ParseResult
-from gossamer.plugins.builtin.linkwalk_native import head_function, page_text_function
+from gossamer.plugins.builtin.linkwalk_native import head_function, nesting_cut_function, page_text_function
 from gossamer.plugins.builtin.parse_charset import choose_charset
 from gossamer.plugins.builtin.parse_html_links import LinkExtractor
 from gossamer.plugins.builtin.parse_html_meta import MetaReader
@@ -70,9 +70,13 @@ def nesting_cut(data: bytes, max_depth: int) -> int | None:
     """Offset where block elements first nest deeper than ``max_depth``, or ``None``.
 
     The depth is that of start and end tags of block elements (an end tag without
-    a start tag counts for nothing); it is computed with C-level iteration, and the
-    offset is only searched for when the limit is exceeded.
+    a start tag counts for nothing).  A document with at most ``4 * max_depth`` ``<``
+    is never cut: lexbor's cost on it is bounded.  It is computed with C-level
+    iteration, and the offset is only searched for when the limit is exceeded; the
+    C link walk's version (``linkwalk_native.nesting_cut_function``) gives the same.
     """
+    if data.count(b"<") <= 4 * max_depth:
+        return None
     lowered = data.lower()
     marks = _BLOCK_TAG.findall(lowered)
     if len(marks) <= max_depth:
@@ -172,6 +176,7 @@ class HtmlParser(Parser):
         self.meta = MetaReader()
         self.native_text = page_text_function()
         self.native_head = head_function()
+        self.nesting_cut = nesting_cut_function() or nesting_cut
         self.links = LinkExtractor(
             settings.get_list("parser.html.outlinks.ignore_tags"), settings.get_bool("parser.html.form.use_action"),
             settings.get_int("db.max.anchor.length"),
@@ -186,8 +191,8 @@ class HtmlParser(Parser):
         if 0 <= self.max_bytes < len(data):
             data = data[: self.max_bytes]
             notes[TRUNCATED] = "size"
-        if self.max_depth > 0 and data.count(b"<") > 4 * self.max_depth:
-            cut = nesting_cut(data, self.max_depth)
+        if self.max_depth > 0:
+            cut = self.nesting_cut(data, self.max_depth)
             if cut is not None:
                 data = data[:cut]
                 notes[TRUNCATED] = "depth"
