@@ -1,7 +1,8 @@
 """Build of Gossamer's optional C extensions (everything else is in pyproject.toml).
 
 ``gossamer.plugins.builtin._linkwalk`` is parse-html's link walk in C, ``gossamer.plugins.builtin._langid``
-language-identifier's automaton walk. Both are optional: without a compiler the install still succeeds and
+language-identifier's automaton walk, ``gossamer.crawl.parse._outlinks`` the outlink filter's per-link loop.
+All are optional: without a compiler the install still succeeds and
 the Python / NumPy paths run (see ``linkwalk_native`` and ``langid_native``).
 """
 
@@ -16,6 +17,12 @@ setup(
             [f"src/gossamer/plugins/builtin/_linkwalk{part}.c" for part in ("", "_lexbor", "_text", "_opening", "_resolve", "_depth")],
             depends=["src/gossamer/plugins/builtin/_linkwalk.h"],
             libraries=["dl"],
+            extra_compile_args=_COMPILE_ARGS,
+            optional=True,
+        ),
+        Extension(
+            "gossamer.crawl.parse._outlinks",
+            ["src/gossamer/crawl/parse/_outlinks.c"],
             extra_compile_args=_COMPILE_ARGS,
             optional=True,
         ),

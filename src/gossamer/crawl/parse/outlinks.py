@@ -25,19 +25,25 @@ normalizer scope, the ignore rules applying only with ``db.ignore.also.redirects
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from gossamer.core import Outlink, OutlinkList, Settings
+from gossamer.crawl.parse.outlink_keep import IGNORE_EXTERNAL, IGNORE_INTERNAL, Scope, keep_links
 from gossamer.plugins import PluginRepository, URLChain, URLExemptionFilter
 from gossamer.plugins.support import LinkScope, is_exempted, link_origin
 
 _MISSING = object()
 
 
+def _exempted(filters: Sequence[URLExemptionFilter], from_url: str, to_url: str) -> bool:
+    return is_exempted(from_url, to_url, filters)
+
+
 class OutlinkFilter:
     """Normalizes, filters, scopes, deduplicates and caps a page's outlinks (see the module docstring)."""
 
-    def __init__(self, settings: Settings, repository: PluginRepository) -> None:
+    def __init__(self, settings: Settings, repository: PluginRepository, native: bool = True) -> None:
         normalize = settings.get_bool("parse.normalize.urls")
         filters = settings.get_bool("parse.filter.urls")
         self.chain = URLChain(repository, "outlink", normalize, filters)
@@ -53,6 +59,12 @@ class OutlinkFilter:
         self._outlink_memo: dict[str, tuple[str | None, str | None]] = {}
         self._redirect_memo: dict[str, str | None] = {}
         self._origins: dict[str, str | None] = {}
+        mode = (IGNORE_EXTERNAL if self.scope.ignore_external else 0) | (
+            IGNORE_INTERNAL if self.scope.ignore_internal else 0)
+        exemptions = self.scope.exemption_filters
+        self._keep_scope = Scope(mode, partial(_exempted, exemptions) if exemptions else None)
+        self.native = native
+        """Whether :meth:`outlinks` may use the C walk (:mod:`.outlink_keep`; tests compare both)."""
 
     def _normalized(self, url: str, chain: URLChain) -> str | None:
         """``url`` after the length limit, normalizers and filters of ``chain`` (``None``: dropped)."""
@@ -107,28 +119,9 @@ class OutlinkFilter:
             return OutlinkList()
         found = OutlinkList.of(links)
         anchors, metadata = found.anchors, found.metadata
-        kept_urls: list[str] = []
-        kept: list[int] = []
-        seen = {from_url}
-        memo = self._outlink_memo
-        scoped = self.scoped
-        source = self._origin(from_url) if scoped else None
-        for index, raw in enumerate(found.to_urls):
-            if raw == from_url:
-                continue
-            entry = memo.get(raw)
-            if entry is None:
-                entry = self._outlink_entry(raw)
-            url = entry[0]
-            if url is None or url in seen:
-                continue
-            if scoped and not self._in_scope(from_url, source, raw, entry[1]):
-                continue
-            seen.add(url)
-            kept_urls.append(url)
-            kept.append(index)
-            if len(kept) >= limit:
-                break
+        source = self._origin(from_url) if self.scoped else None
+        kept_urls, kept = keep_links(found.to_urls, self._outlink_memo, self._outlink_entry, from_url, source,
+                                     self._keep_scope, limit, self.native)
         if len(kept) == len(anchors):  # every link kept: copies of the columns, not a list per index
             return OutlinkList(kept_urls, anchors[:], None if metadata is None else metadata[:])
         kept_metadata = None if metadata is None else [metadata[i] for i in kept]
