@@ -1,7 +1,8 @@
 """Build of Gossamer's optional C extensions (everything else is in pyproject.toml).
 
 ``gossamer.plugins.builtin._linkwalk`` is parse-html's link walk in C, ``gossamer.plugins.builtin._langid``
-language-identifier's automaton walk, ``gossamer.crawl.parse._outlinks`` the outlink filter's per-link loop.
+language-identifier's automaton walk, ``gossamer.crawl.parse._outlinks`` the outlink filter's per-link loop,
+``gossamer.store._hosts`` the host column of URLs.
 All are optional: without a compiler the install still succeeds and
 the Python / NumPy paths run (see ``linkwalk_native`` and ``langid_native``).
 """
@@ -23,6 +24,12 @@ setup(
         Extension(
             "gossamer.crawl.parse._outlinks",
             ["src/gossamer/crawl/parse/_outlinks.c"],
+            extra_compile_args=_COMPILE_ARGS,
+            optional=True,
+        ),
+        Extension(
+            "gossamer.store._hosts",
+            ["src/gossamer/store/_hosts.c"],
             extra_compile_args=_COMPILE_ARGS,
             optional=True,
         ),

@@ -46,7 +46,7 @@ ensure_venv() {
     # Reinstalled when the project's metadata or a C source changed (the editable install builds the optional
     # extension into src/; without a compiler it is skipped and the Python path runs).
     local changed=""
-    for f in "$ROOT/pyproject.toml" "$ROOT/setup.py" "$ROOT"/src/gossamer/plugins/builtin/*.[ch] "$ROOT"/src/gossamer/crawl/parse/*.c; do
+    for f in "$ROOT/pyproject.toml" "$ROOT/setup.py" "$ROOT"/src/gossamer/plugins/builtin/*.[ch] "$ROOT"/src/gossamer/crawl/parse/*.c "$ROOT"/src/gossamer/store/*.c; do
         [ -f "$f" ] && [ "$f" -nt "$stamp" ] && changed=1
     done
     if [ ! -f "$stamp" ] || [ -n "$changed" ]; then

@@ -8,8 +8,11 @@ merge job can stream a table as a co-partitioned side input.
 
 from __future__ import annotations
 
+import importlib
 import re
 import zlib
+from functools import cache
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,8 +39,36 @@ _SIMPLE_AUTHORITY = r"^[A-Za-z][A-Za-z0-9+.\-]*://[^/?#:@\[]*(?::[^/?#@]*)?(?:[/
 """URLs whose authority has neither user info nor ``[``: the host runs from ``://`` to the first ``/?#:``."""
 
 
+@cache
+def _native_hosts() -> Any | None:
+    """The C ``hosts`` (``_hosts``, an optional extension), or ``None`` when it is not built."""
+    try:
+        return importlib.import_module("gossamer.store._hosts").hosts
+    except ImportError:
+        return None
+
+
 def hosts_of(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """Vectorized :func:`host_of` over a string array (nulls and non-URLs give ``""``).
+    """Vectorized :func:`host_of` over a string array (nulls and non-URLs give ``""``), of the same type.
+
+    One pass in C over the array's buffers when the optional extension ``_hosts`` is built
+    (``tests/test_partitioning_hosts.py`` compares it with :func:`host_of`), else Arrow compute
+    functions (:func:`hosts_of_arrow`).
+    """
+    if isinstance(urls, pa.ChunkedArray):
+        urls = urls.combine_chunks()
+    native = _native_hosts()
+    kind = urls.type
+    if native is None or not (pa.types.is_string(kind) or pa.types.is_large_string(kind)) or len(urls) == 0:
+        return hosts_of_arrow(urls)
+    validity, offsets, data = urls.buffers()
+    new_offsets, new_data = native(offsets, b"" if data is None else data, validity, urls.offset, len(urls),
+                                   pa.types.is_large_string(kind))
+    return pa.Array.from_buffers(kind, len(urls), [None, pa.py_buffer(new_offsets), pa.py_buffer(new_data)])
+
+
+def hosts_of_arrow(urls: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """:func:`hosts_of` with Arrow compute functions (the path without the C extension).
 
     URLs of the common shape (:data:`_SIMPLE_AUTHORITY`) are cut by two splits; only the others
     go through the full pattern, whose capture group makes RE2 several times slower.
