@@ -6,9 +6,12 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gossamer.core import Content, CrawlDatum, CrawlStatus, Settings
 from gossamer.crawl.parse import PageParser
+from gossamer.plugins.builtin import parse_pdf
 from gossamer.plugins.builtin.parse_pdf import PdfParser
 from gossamer.store.table import TableVersion
 from tests.conftest import write_lines
@@ -131,3 +134,9 @@ def test_a_pdf_served_as_octets_is_fetched_and_parsed(cli, tmp_path: Path) -> No
     with TableVersion(segment / "parse_text") as version:
         texts = [row for batch in version.iter_batches() for row in batch.to_pylist()]
     assert "Crawling the loopback web" in str(texts[0])
+
+
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet=st.sampled_from(["\r", "\n", "\ufffe", "\x02", "\x00", "a", "\u00e9", " ", "-"]), max_size=40))
+def test_clean_is_the_line_end_and_hyphen_rule(text: str) -> None:
+    assert parse_pdf._clean(text) == parse_pdf._LINE_ENDS.sub("\n", text).translate(parse_pdf._NOT_TEXT)

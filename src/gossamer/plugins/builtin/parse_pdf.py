@@ -67,8 +67,14 @@ def _iso_date(value: Any) -> str | None:
 
 
 def _clean(text: str) -> str:
-    """PDFium's text with ``\\n`` line ends and its markers of generated hyphens as hyphens."""
-    return _LINE_ENDS.sub("\n", text).translate(_NOT_TEXT)
+    """PDFium's text with ``\\n`` line ends and its markers of generated hyphens as hyphens.
+
+    The same as ``_LINE_ENDS.sub("\\n", text).translate(_NOT_TEXT)``, by whole-string replaces: a
+    translation table costs a dictionary lookup per character (0.18 s for the doc web's 10 M).
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\ufffe", "-").replace("\x02", "-").replace("\x00", "")
 
 
 def _decode_uri(raw_uri: bytes) -> str:
