@@ -69,8 +69,24 @@ static PyObject *hosts(PyObject *module, PyObject *args) {
     }
     const unsigned char *bytes = data.buf, *bits = validity.buf;
     const char *raw_offsets = offsets.buf;
+    /* The hosts are no longer than the slice's URLs: its part of the data buffer bounds the output. */
+    int64_t slice_first, slice_last;
+    if (large) {
+        memcpy(&slice_first, raw_offsets + offset * 8, 8);
+        memcpy(&slice_last, raw_offsets + (offset + length) * 8, 8);
+    } else {
+        int32_t f, l;
+        memcpy(&f, raw_offsets + offset * 4, 4);
+        memcpy(&l, raw_offsets + (offset + length) * 4, 4);
+        slice_first = f;
+        slice_last = l;
+    }
+    if (slice_first < 0 || slice_last < slice_first || slice_last > data.len) {
+        PyErr_SetString(PyExc_ValueError, "an offset lies outside the data buffer");
+        goto done;
+    }
     out_offsets = PyBytes_FromStringAndSize(NULL, (length + 1) * (Py_ssize_t)width);
-    out_data = PyBytes_FromStringAndSize(NULL, data.len);
+    out_data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(slice_last - slice_first));
     if (out_offsets == NULL || out_data == NULL) goto done;
     char *write_offsets = PyBytes_AS_STRING(out_offsets);
     unsigned char *write = (unsigned char *)PyBytes_AS_STRING(out_data);
@@ -95,7 +111,7 @@ static PyObject *hosts(PyObject *module, PyObject *args) {
             first = f;
             last = l;
         }
-        if (first < 0 || last < first || last > data.len) {
+        if (first < slice_first || last < first || last > slice_last) {
             PyErr_SetString(PyExc_ValueError, "an offset lies outside the data buffer");
             goto done;
         }
