@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,7 @@ def machine_facts() -> dict[str, Any]:
         "machine": uname.machine,
         "python": platform.python_version(),
         "python_implementation": platform.python_implementation(),
+        "python_base": sys.base_prefix,
         "packages": {name: package_version(name) for name in PACKAGES},
         "git": git_info(),
         "loadavg_start": load,
