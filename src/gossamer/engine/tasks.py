@@ -8,7 +8,8 @@
 * :func:`parts_in_order` / :func:`sorted_by_part` — a map task's buffered rows cut into one sorted run per part.
 * :func:`reduce_part` — a reduce task: merge its sorted runs and co-partitioned parts (or sort the runs
   in memory when they fit: :func:`fits_in_memory`, :func:`sorted_in_memory`, :func:`key_batches`),
-  reduce, and write the part (under a temporary name, renamed when complete).
+  reduce, and write the part (under a temporary name, renamed when complete) as Parquet or, for a staging
+  output, an Arrow file (:attr:`~gossamer.engine.api.Job.output_format`, :func:`output_part_name`).
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.gather import gather_slices
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order, sort_table
 from gossamer.store import (
+    ARROW_SUFFIX,
     KEY_PARTITIONER_NAME,
     PARTITIONER_NAME,
+    ArrowPartWriter,
     PartWriter,
     Place,
     as_place,
+    part_name,
     parts_of_hosts,
     parts_of_keys,
     parts_of_urls,
@@ -143,6 +147,9 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
                 output: Place) -> int:
     """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
 
+    ``output`` is the part's file (:func:`output_part_name` in the output directory), written in the job's
+    :attr:`~gossamer.engine.api.Job.output_format`.
+
     When the job allows it and the runs fit the task's memory budget (:func:`fits_in_memory`; no
     co-partitioned input) they are read whole, concatenated and sorted once (:func:`sorted_in_memory`),
     which costs far less than a k-way merge of dozens of small runs.  Otherwise memory stays
@@ -158,7 +165,9 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
     output = as_place(output)
     local = output.is_local
     attempt: Place = output.parent / f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}" if local else output
-    writer = PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression)
+    writer: PartWriter | ArrowPartWriter = (
+        ArrowPartWriter(attempt, job.output_schema) if job.output_format == "arrow"
+        else PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression))
     try:
         try:
             for batch in _merged_batches(job, ctx, budget, runs, part):
@@ -173,6 +182,11 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
             attempt.delete_file()
         raise
     return writer.rows
+
+
+def output_part_name(job: Job, part: int) -> str:
+    """The file name of part ``part`` of ``job``'s output: ``part-NNNNN.parquet``, or ``.arrow`` (Job.output_format)."""
+    return part_name(part, ARROW_SUFFIX) if job.output_format == "arrow" else part_name(part)
 
 
 def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path],
