@@ -19,6 +19,7 @@ and a crash leaves it to the next writer's recovery.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -155,32 +156,41 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
     def feed(writers: list[IndexWriter]) -> None:
         staging = new_staging_dir(index_dir)
         fed = 0
+        lock = threading.Lock()  # a cluster engine reports progress from its own thread
 
-        def send(upto: int) -> None:
-            """Hand parts ``fed`` … ``upto - 1`` (complete) to the writers."""
+        def send(upto: int, finished: bool) -> None:
+            """Hand parts ``fed`` … ``upto - 1`` to the writers, in part order.
+
+            While the job runs (``finished=False``) stop at the first part not written yet: the local engine
+            reports a prefix of parts, but a cluster engine counts finished reduce tasks (Spark's stage
+            progress), so part ``i`` may still run when ``i + 1`` is done.  Once the job has finished, a
+            part without a file has no actions.
+            """
             nonlocal fed
-            for part in range(fed, upto):
-                for url, action, doc, vector in _read_actions(staging, part):
-                    for writer in writers:
-                        if action == ACTION_ADD:
-                            writer.write(JsonDocument(url, doc, vector))
-                        else:
-                            writer.delete(url)
-            fed = max(fed, upto)
+            with lock:
+                while fed < upto:
+                    if not finished and not _part_written(staging, fed):
+                        return
+                    for url, action, doc, vector in _read_actions(staging, fed):
+                        for writer in writers:
+                            if action == ACTION_ADD:
+                                writer.write(JsonDocument(url, doc, vector))
+                            else:
+                                writer.delete(url)
+                    fed += 1
 
         def on_progress(phase: str, done: int, total: int) -> None:
-            # The engine reports reduce parts in part order, each written when reported: index them
-            # while the other parts are still being reduced.
+            # index the parts written so far while the others are still being reduced
             if progress is not None:
                 progress(phase, done, total)
             if phase == "reduce":
-                send(done)
+                send(done, finished=False)
 
         try:
             result = run_job(actions_job(inputs, options, parts, STAGING_FORMAT), staging, settings, on_progress)
             report.counters.update(result.counters)
             report.errors.extend(result.errors)
-            send(parts)
+            send(parts, finished=True)
         finally:
             discard(staging)
             for version in (db, links):
@@ -190,6 +200,14 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
     _run_writers(repo, index_dir, report, feed)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _part_written(directory: Place, part: int) -> bool:
+    """Whether part ``part`` of the job's output is complete.
+
+    A part is written under a temporary name and renamed; an object store's object appears when its upload completes.
+    """
+    return (as_place(directory) / part_name(part, ARROW_SUFFIX)).is_file()
 
 
 def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str, np.ndarray | None]]:
