@@ -10,7 +10,7 @@ import pytest
 from gossamer.engine import tasks
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
 from gossamer.engine.sort import sort_table, write_run
-from gossamer.engine.tasks import key_batches, sorted_in_memory
+from gossamer.engine.tasks import sorted_batches
 
 from .test_engine import make_lines, run, text_job
 
@@ -36,11 +36,10 @@ def test_runs_sorted_in_memory_come_in_key_order_in_batches_of_whole_keys(tmp_pa
         paths.append(path)
         everything.extend(zip(table.column("url").to_pylist(), table.column(SRC_COLUMN).to_pylist(),
                               table.column(SEQ_COLUMN).to_pylist(), strict=True))
-    table = sorted_in_memory(paths, _run([], 0, 0).schema, "url")
     rows = rng.randrange(1, 50)
     seen: set[str] = set()
     merged = []
-    for batch in key_batches(table, "url", rows):
+    for batch in sorted_batches(paths, _run([], 0, 0).schema, "url", rows):
         keys = batch.column("url").to_pylist()
         assert not seen & set(keys), "a key appeared in two batches"
         assert len(set(keys)) == 1 or batch.num_rows <= rows + max(keys.count(k) for k in keys)

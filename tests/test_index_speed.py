@@ -176,3 +176,84 @@ def test_language_identification_is_the_same_from_several_threads() -> None:
     alone = [classify(text) for text in texts]
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(classify, texts)) == alone
+
+
+def test_index_stages_its_actions_as_arrow_parts_with_the_documents_of_the_parquet_form(tmp_path, monkeypatch) -> None:
+    from gossamer.index import indexer
+    from gossamer.index.documents import IndexOptions
+    from gossamer.index.job import actions_job, index_inputs
+    from gossamer.store import TableVersion, live_version_dir, new_staging_dir, read_parquet_file
+
+    from .index_fixtures import Page, make_crawl
+
+    pages = [Page(f"http://s{i % 3}.test/p{i}", f"Page {i}", f"words of page {i} über kettles",
+                  outlinks=[(f"http://s{(i + 1) % 3}.test/p{(i + 1) % 20}", f"link {i}")]) for i in range(20)]
+    crawl, settings = make_crawl(tmp_path / "crawl", pages, index=False)
+    read: list[tuple[str, list[tuple]]] = []
+    original = indexer._read_actions
+
+    def recording(directory, part):  # type: ignore[no-untyped-def]
+        rows = list(original(directory, part))
+        read.append((sorted(p.name for p in directory.iterdir() if p.name.startswith("part-"))[part], rows))
+        yield from rows
+
+    monkeypatch.setattr(indexer, "_read_actions", recording)
+    segments = list((crawl / "segments").iterdir())
+    report = indexer.index(crawl / "index", crawl / "crawldb", crawl / "linkdb", segments, settings,
+                           IndexOptions(delete_gone=True))
+    assert report.added == len(pages)
+    assert [name for name, _ in read] == [f"part-{p:05d}.arrow" for p in range(len(read))]
+    db, links = TableVersion(live_version_dir(crawl / "crawldb")), TableVersion(live_version_dir(crawl / "linkdb"))
+    try:
+        inputs, _ = index_inputs(db, links, segments)
+        out = new_staging_dir(tmp_path / "parquet")
+        indexer.run_job(actions_job(inputs, IndexOptions(delete_gone=True), len(read)), out, settings)
+    finally:
+        db.close()
+        links.close()
+    for part, (_, rows) in enumerate(read):
+        table = read_parquet_file(out / f"part-{part:05d}.parquet")
+        assert [(u, a, d) for u, a, d, _ in rows] == list(zip(table.column("url").to_pylist(),
+                                                              table.column("action").to_pylist(),
+                                                              table.column("doc").to_pylist(), strict=True))
+
+
+def test_index_feeds_every_part_when_the_engine_counts_finished_tasks_out_of_part_order(tmp_path, monkeypatch) -> None:
+    """A cluster engine reports how many reduce tasks finished (Spark's stage progress), not a prefix of parts:
+    part 0 may still run when part 2 is done. No part may be skipped, and the parts go to the writers in order."""
+    import shutil
+
+    from gossamer.index import indexer
+    from gossamer.index.documents import IndexOptions
+
+    from .index_fixtures import Page, make_crawl
+    from .test_index_s3 import local_docs
+
+    pages = [Page(f"http://s{i % 4}.test/p{i}", f"Page {i}", f"text of page {i}") for i in range(24)]
+    crawl, settings = make_crawl(tmp_path / "crawl", pages, index=False, **{"store.parts": 4})
+    real_run_job = indexer.run_job
+
+    def out_of_order(job, staging, settings, progress):  # type: ignore[no-untyped-def]
+        done = tmp_path / "done"
+        done.mkdir()
+        result = real_run_job(job, done, settings)
+        names = sorted(p.name for p in done.iterdir() if p.name.startswith("part-"))
+        for count, name in enumerate(reversed(names), start=1):  # the last part finishes first
+            shutil.copy(done / name, staging / name)
+            progress("reduce", count, len(names))
+        return result
+
+    fed: list[int] = []
+    original = indexer._read_actions
+
+    def recording(directory, part):  # type: ignore[no-untyped-def]
+        fed.append(part)
+        yield from original(directory, part)
+
+    monkeypatch.setattr(indexer, "run_job", out_of_order)
+    monkeypatch.setattr(indexer, "_read_actions", recording)
+    report = indexer.index(crawl / "index", crawl / "crawldb", crawl / "linkdb", list((crawl / "segments").iterdir()),
+                           settings, IndexOptions(delete_gone=True))
+    assert report.added == len(pages)
+    assert fed == [0, 1, 2, 3]
+    assert sorted(local_docs(crawl / "index")) == sorted(p.url for p in pages)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -23,7 +24,14 @@ from gossamer.core.settings import Settings, load_settings  # noqa: E402
 from gossamer.crawl.linkdb import invert_links  # noqa: E402
 from gossamer.engine import Input, Job, JobResult, LocalEngine, TableSource, TextSource, run_job  # noqa: E402
 from gossamer.engine.spark import stop_session  # noqa: E402
-from gossamer.store import TableDescription, finish_version, new_staging_dir  # noqa: E402
+from gossamer.store import (  # noqa: E402
+    ARROW_SUFFIX,
+    TableDescription,
+    finish_version,
+    iter_arrow_part,
+    new_staging_dir,
+    part_name,
+)
 from gossamer.store.install import live_version_dir  # noqa: E402
 from gossamer.store.location import Location  # noqa: E402
 from gossamer.store.place import Place
@@ -228,6 +236,20 @@ def test_index_actions_are_identical(tmp_path: Path) -> None:
     assert_same_parts(local, spark)
     assert_same_results(local_result, spark_result)
     assert pq.read_table(spark).num_rows == len(pages)  # an add per page, a delete for the gone one
+    # ``index`` stages the same job's actions as Arrow files: the same rows, in every part, on both engines
+    staged = dataclasses.replace(job, output_format="arrow")
+    db, links = TableVersion(live_version_dir(crawl / "crawldb")), TableVersion(live_version_dir(crawl / "linkdb"))
+    try:
+        for engine in ("local", "spark"):
+            out = new_staging_dir(tmp_path / f"staged-{engine}")
+            assert run_job(staged, out, settings(engine)).rows_per_part == local_result.rows_per_part
+            for part in range(job.parts):
+                rows = pa.Table.from_batches(list(iter_arrow_part(out / part_name(part, ARROW_SUFFIX), 100)),
+                                             schema=job.output_schema)
+                assert rows.equals(pq.read_table(local / part_name(part))), (engine, part)
+    finally:
+        db.close()
+        links.close()
 
 
 def test_engine_option_is_short_for_the_setting() -> None:

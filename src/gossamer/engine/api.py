@@ -142,6 +142,10 @@ class Input:
     copartitioned: bool = False
 
 
+OUTPUT_FORMATS = ("parquet", "arrow")
+"""The forms of a job's output parts (:attr:`Job.output_format`)."""
+
+
 @dataclass(frozen=True)
 class Job:
     """A map → partition → sort → reduce job; see the module docstring for the contract."""
@@ -177,6 +181,15 @@ class Job:
     ``None``: ``engine.batch.rows``.  For a reduce that turns its batch into Python objects all at once
     (the index job): a smaller batch keeps fewer of them alive together, so the process's peak, and the
     pages it must first touch, stay smaller."""
+    output_format: str = "parquet"
+    """``parquet``: each part a zstd Parquet file (``part-NNNNN.parquet``), a table users may open.
+    ``arrow``: an uncompressed Arrow IPC file (``part-NNNNN.arrow``, not synced to disk;
+    :mod:`gossamer.store.arrow_parts`), for a staging output that the job's driver reads back once and
+    removes (the index job's actions): no compression paid by the task and again by the driver."""
+
+    def __post_init__(self) -> None:
+        if self.output_format not in OUTPUT_FORMATS:
+            raise ValueError(f"job {self.name}: output_format {self.output_format!r} is not one of {OUTPUT_FORMATS}")
 
     @property
     def partition_column(self) -> str:

@@ -41,7 +41,15 @@ from gossamer.engine.api import (
 from gossamer.engine.kept_executor import kept_executor
 from gossamer.engine.sort import write_run_stream
 from gossamer.engine.task_workers import die_with_parent
-from gossamer.engine.tasks import RUN_BATCH_ROWS, Budget, check_copartitioned, parts_in_order, reduce_part, tag
+from gossamer.engine.tasks import (
+    RUN_BATCH_ROWS,
+    Budget,
+    check_copartitioned,
+    output_part_name,
+    parts_in_order,
+    reduce_part,
+    tag,
+)
 from gossamer.store import Place, as_place, part_name
 
 SPILL_OVERHEAD = 4
@@ -237,5 +245,5 @@ def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[
                                                                                int, int]:
     ctx = TaskContext(settings, budget.error_limit)
     rows = reduce_part(task.job, ctx, budget, [Path(p) for p in task.runs], task.part,
-                       as_place(task.output_dir) / part_name(task.part))
+                       as_place(task.output_dir) / output_part_name(task.job, task.part))
     return ctx.counters, ctx.errors, task.part, rows

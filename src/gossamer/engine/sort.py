@@ -117,16 +117,19 @@ STREAM_RUN_SUFFIX = ".arrows"
 """Runs in the Arrow IPC *stream* format (the Spark engine's shuffle blocks, stored as they came)."""
 
 
-def read_run(path: Path) -> Iterator[pa.RecordBatch]:
+def read_run(path: Path, mapped: bool = False) -> Iterator[pa.RecordBatch]:
     """Stream a run file's batches (read, not memory-mapped, so memory stays bounded).
 
-    A ``.arrows`` file is an IPC stream, any other an IPC file.
+    A ``.arrows`` file is an IPC stream, any other an IPC file.  ``mapped``: the file is memory-mapped
+    instead, the batches pointing into its pages (no copy, no fresh memory; the pages are the page
+    cache's, which the system may drop and read again).
     """
+    opened = pa.memory_map if mapped else pa.OSFile
     if path.suffix == STREAM_RUN_SUFFIX:
-        with pa.OSFile(str(path), "rb") as source:
+        with opened(str(path), "rb") as source:
             yield from pa.ipc.open_stream(source)
         return
-    with pa.OSFile(str(path), "rb") as source:
+    with opened(str(path), "rb") as source:
         reader = pa.ipc.open_file(source)
         for index in range(reader.num_record_batches):
             yield reader.get_batch(index)

@@ -9,6 +9,7 @@ How a job maps onto RDD operations::
       .mapPartitionsWithIndex(reduce task)                 store each blob (a sorted run) on local disk, merge
           → (part, map reports, counters, errors, rows)    them with co-partitioned part p (read in place) by
                                                            (key, _src, _seq), job reduce, write part-NNNNN.parquet
+                                                           (or .arrow: Job.output_format)
       .collect()                                           small: counters only
 
 The job's map and reduce functions run unchanged; tagging, sorting runs by part, the
@@ -44,8 +45,16 @@ from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, JobResult, Split, TaskCont
 from gossamer.engine.local import SPILL_OVERHEAD, ProgressFn
 from gossamer.engine.sort import STREAM_RUN_SUFFIX
 from gossamer.engine.spark_progress import StageProgress
-from gossamer.engine.tasks import Budget, check_copartitioned, reduce_part, remove_attempts, sorted_by_part, tag
-from gossamer.store import Place, as_place, part_name
+from gossamer.engine.tasks import (
+    Budget,
+    check_copartitioned,
+    output_part_name,
+    reduce_part,
+    remove_attempts,
+    sorted_by_part,
+    tag,
+)
+from gossamer.store import Place, as_place
 
 _DATA, _REPORT = 0, 1
 """Kinds of shuffled values: ``(_DATA, ipc_bytes)`` or ``(_REPORT, (input, split), counters, errors)``."""
@@ -249,7 +258,7 @@ def _reduce_task(job: Job, settings: Settings, budget: Budget, output_dir: str, 
                 runs[-1].write_bytes(value[1])
             else:
                 reports.append((value[1], value[2], value[3]))
-        rows = reduce_part(job, ctx, budget, runs, part, as_place(output_dir) / part_name(part))
+        rows = reduce_part(job, ctx, budget, runs, part, as_place(output_dir) / output_part_name(job, part))
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     yield part, reports, ctx.counters, ctx.errors, rows

@@ -7,8 +7,9 @@
 * :func:`copartitioned_run` — part *p* of a co-partitioned input, mapped and tagged, in key order.
 * :func:`parts_in_order` / :func:`sorted_by_part` — a map task's buffered rows cut into one sorted run per part.
 * :func:`reduce_part` — a reduce task: merge its sorted runs and co-partitioned parts (or sort the runs
-  in memory when they fit: :func:`fits_in_memory`, :func:`sorted_in_memory`, :func:`key_batches`),
-  reduce, and write the part (under a temporary name, renamed when complete).
+  in memory when they fit: :func:`fits_in_memory`, :func:`sorted_batches`, :func:`key_batches`),
+  reduce, and write the part (under a temporary name, renamed when complete) as Parquet or, for a staging
+  output, an Arrow file (:attr:`~gossamer.engine.api.Job.output_format`, :func:`output_part_name`).
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ import pyarrow.compute as pc
 from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.gather import gather_slices
-from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order, sort_table
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order
 from gossamer.store import (
+    ARROW_SUFFIX,
     KEY_PARTITIONER_NAME,
     PARTITIONER_NAME,
+    ArrowPartWriter,
     PartWriter,
     Place,
     as_place,
+    part_name,
     parts_of_hosts,
     parts_of_keys,
     parts_of_urls,
@@ -143,8 +147,11 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
                 output: Place) -> int:
     """Reduce part ``part``: merge ``runs`` (sorted run files) with the part of every co-partitioned input.
 
+    ``output`` is the part's file (:func:`output_part_name` in the output directory), written in the job's
+    :attr:`~gossamer.engine.api.Job.output_format`.
+
     When the job allows it and the runs fit the task's memory budget (:func:`fits_in_memory`; no
-    co-partitioned input) they are read whole, concatenated and sorted once (:func:`sorted_in_memory`),
+    co-partitioned input) they are memory-mapped and sorted once (:func:`sorted_batches`),
     which costs far less than a k-way merge of dozens of small runs.  Otherwise memory stays
     at about one batch per merged run: beyond a fan-in that fits the task's budget, runs are
     first merged into fewer runs on disk.  Either way the reduce sees the same rows in the
@@ -158,7 +165,9 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
     output = as_place(output)
     local = output.is_local
     attempt: Place = output.parent / f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}" if local else output
-    writer = PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression)
+    writer: PartWriter | ArrowPartWriter = (
+        ArrowPartWriter(attempt, job.output_schema) if job.output_format == "arrow"
+        else PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression))
     try:
         try:
             for batch in _merged_batches(job, ctx, budget, runs, part):
@@ -175,6 +184,11 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
     return writer.rows
 
 
+def output_part_name(job: Job, part: int) -> str:
+    """The file name of part ``part`` of ``job``'s output: ``part-NNNNN.parquet``, or ``.arrow`` (Job.output_format)."""
+    return part_name(part, ARROW_SUFFIX) if job.output_format == "arrow" else part_name(part)
+
+
 def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path],
                     part: int) -> Iterator[pa.RecordBatch]:
     """Part ``part``'s rows in ``(key, _src, _seq)`` order, in batches that each hold whole keys.
@@ -184,7 +198,7 @@ def _merged_batches(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path]
     """
     batch_rows = min(budget.batch_rows, job.reduce_batch_rows or budget.batch_rows)
     if fits_in_memory(job, runs, budget):
-        yield from key_batches(sorted_in_memory(runs, job.internal_schema, job.key), job.key, batch_rows)
+        yield from sorted_batches(runs, job.internal_schema, job.key, batch_rows)
         return
     sources = len(runs) + sum(1 for item in job.inputs if item.copartitioned)
     read_rows = max(1024, min(budget.batch_rows, budget.bytes_per_task // (3 * 200 * max(sources, 1))))
@@ -211,28 +225,47 @@ def fits_in_memory(job: Job, runs: list[Path], budget: Budget) -> bool:
     return sum(path.stat().st_size for path in runs) * IN_MEMORY_OVERHEAD <= budget.bytes_per_task
 
 
-def sorted_in_memory(runs: list[Path], schema: pa.Schema, key: str) -> pa.Table:
-    """All rows of ``runs`` sorted by ``(key, _src, _seq)``: read whole, concatenated, sorted once."""
-    tables = [table for table in (pa.Table.from_batches(list(read_run(path)), schema=schema) for path in runs)
-              if table.num_rows]
+def sorted_batches(runs: list[Path], schema: pa.Schema, key: str, rows: int) -> Iterator[pa.RecordBatch]:
+    """All rows of ``runs`` sorted by ``(key, _src, _seq)``, in :func:`key_ranges` batches of about ``rows`` rows.
+
+    The runs are memory-mapped, sorted once by their keys, and each batch's rows are gathered from the
+    mapped runs when it is asked for (:func:`~gossamer.engine.gather.gather_slices`): no copy of the whole
+    part is made (reading the runs into memory, then Arrow's ``take`` concatenating every string column
+    and copying the rows out, made three), so a task's fresh memory is about two batches, reused batch
+    after batch.  The batches are those of :func:`key_batches` over the sorted rows.
+    """
+    tables = [table for table in (pa.Table.from_batches(list(read_run(path, mapped=True)), schema=schema)
+                                  for path in runs) if table.num_rows]
     if not tables:
-        return schema.empty_table()
-    return sort_table(pa.concat_tables(tables), key).combine_chunks()
+        return
+    table = pa.concat_tables(tables)
+    order = sort_order(table, key).to_numpy() if table.num_rows > 1 else np.zeros(1, np.int64)
+    for start, end in key_ranges(pc.take(table.column(key), pa.array(order)), rows):
+        for gathered in gather_slices(table, order[start:end], end - start):
+            yield from gathered.to_batches()
 
 
-def key_batches(table: pa.Table, key: str, rows: int) -> Iterator[pa.RecordBatch]:
-    """A sorted table in batches of about ``rows`` rows (more when a key's rows run on), never splitting a key."""
-    n = table.num_rows
+def key_ranges(keys: pa.Array | pa.ChunkedArray, rows: int) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` row ranges of sorted ``keys``: every row in order, never splitting a key.
+
+    About ``rows`` rows each, more when a key's rows run on.
+    """
+    n = len(keys)
     if n == 0:
         return
-    keys = table.column(key)
     starts = np.flatnonzero(pc.not_equal(keys.slice(1), keys.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
     start = 0
     while start < n:
         cut = np.searchsorted(starts, start + rows)
         end = int(starts[cut]) if cut < len(starts) else n
-        yield from table.slice(start, end - start).combine_chunks().to_batches()
+        yield start, end
         start = end
+
+
+def key_batches(table: pa.Table, key: str, rows: int) -> Iterator[pa.RecordBatch]:
+    """A sorted table in batches of about ``rows`` rows (more when a key's rows run on), never splitting a key."""
+    for start, end in key_ranges(table.column(key), rows):
+        yield from table.slice(start, end - start).combine_chunks().to_batches()
 
 
 def remove_attempts(output_dir: Place) -> None:

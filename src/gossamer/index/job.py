@@ -252,11 +252,15 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
     return inputs, notes
 
 
-def actions_job(inputs: list[Input], options: IndexOptions, parts: int) -> Job:
-    """The engine job writing :data:`ACTIONS_SCHEMA` parts."""
+def actions_job(inputs: list[Input], options: IndexOptions, parts: int, output_format: str = "parquet") -> Job:
+    """The engine job writing :data:`ACTIONS_SCHEMA` parts.
+
+    ``output_format``: ``parquet`` (a table anyone may open), or ``arrow`` for ``index``'s own staging,
+    which its driver reads back once (:attr:`~gossamer.engine.Job.output_format`); the rows are the same.
+    """
     return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts,
                partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True, reduce_in_memory=True,
-               reduce_batch_rows=REDUCE_BATCH_ROWS)
+               reduce_batch_rows=REDUCE_BATCH_ROWS, output_format=output_format)
 
 
 __all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs",

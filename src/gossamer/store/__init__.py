@@ -3,7 +3,8 @@
 * :class:`Place` (:mod:`.place`) — the one type for where a table, segment or index lives;
   :class:`LocalPlace` (the local filesystem, a ``Path``) and :class:`Location` (pyarrow
   filesystems: S3, GCS, HDFS) implement it; :func:`as_place` parses what a user typed.
-* tables (:mod:`.table`), their atomic install (:mod:`.install`, :mod:`.install_remote`),
+* tables (:mod:`.table`; a job's staging parts as Arrow files, :mod:`.arrow_parts`), their atomic install
+  (:mod:`.install`, :mod:`.install_remote`),
   writer locks (:mod:`.lock`, :mod:`.lock_remote`), copying between filesystems (:mod:`.transfer`);
 * the crawl directory (:mod:`.layout`), segments and their files (:mod:`.segments`,
   :mod:`.segment_files`) and the schemas (:mod:`.crawldb_schema`, :mod:`.linkdb_schema`,
@@ -12,6 +13,7 @@
   such: Writables, SequenceFile, MapFile, ArrayFile, Nutch's records).
 """
 
+from gossamer.store.arrow_parts import ARROW_SUFFIX, ArrowPartWriter, iter_arrow_part
 from gossamer.store.crawldb_schema import (
     CRAWLDB_SCHEMA,
     TIMESTAMP,
@@ -79,6 +81,8 @@ from gossamer.store.table import (
 from gossamer.store.transfer import Copied, copy_tree
 
 __all__ = [
+    "ARROW_SUFFIX",
+    "ArrowPartWriter",
     "CRAWLDB_SCHEMA",
     "CURRENT",
     "Copied",
@@ -124,6 +128,7 @@ __all__ = [
     "inlinks_array",
     "install",
     "is_uri",
+    "iter_arrow_part",
     "iter_datums",
     "linkdb_batch",
     "list_segments",

@@ -41,9 +41,9 @@ class TableError(RuntimeError):
     """A table that is missing, incomplete or inconsistent."""
 
 
-def part_name(index: int) -> str:
-    """File name of part ``index``."""
-    return f"part-{index:05d}.parquet"
+def part_name(index: int, suffix: str = ".parquet") -> str:
+    """File name of part ``index`` (``suffix``: another file form, e.g. an Arrow part's ``.arrow``)."""
+    return f"part-{index:05d}{suffix}"
 
 
 @dataclass(frozen=True)
