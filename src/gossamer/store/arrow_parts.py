@@ -27,6 +27,7 @@ import pyarrow.ipc as ipc
 
 from gossamer.store.location import as_place
 from gossamer.store.place import Place
+from gossamer.store.table import conform_batch
 
 ARROW_SUFFIX = ".arrow"
 """The file name ending of a part written by :class:`ArrowPartWriter` (:func:`~gossamer.store.table.part_name`)."""
@@ -50,11 +51,7 @@ class ArrowPartWriter:
         """Append rows (cast to the part's schema when a batch's types differ)."""
         if batch.num_rows == 0:
             return
-        if batch.schema != self._schema:
-            batch = pa.RecordBatch.from_arrays(
-                [batch.column(f.name).cast(f.type) for f in self._schema], schema=self._schema
-            )
-        self._writer.write_batch(batch)
+        self._writer.write_batch(conform_batch(batch, self._schema))
         self.rows += batch.num_rows
 
     def close(self) -> None:

@@ -120,6 +120,13 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
+def conform_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """``batch`` with ``schema``: its columns picked by name and cast where their types differ (itself when equal)."""
+    if batch.schema == schema:
+        return batch
+    return pa.RecordBatch.from_arrays([batch.column(f.name).cast(f.type) for f in schema], schema=schema)
+
+
 class PartWriter:
     """Writes one sorted part file; call :meth:`write` with batches in key order, then :meth:`close`."""
 
@@ -145,10 +152,7 @@ class PartWriter:
         """Append rows; row groups are cut at exactly ``row_group_rows`` rows."""
         if batch.num_rows == 0:
             return
-        if batch.schema != self._schema:
-            batch = pa.RecordBatch.from_arrays(
-                [batch.column(f.name).cast(f.type) for f in self._schema], schema=self._schema
-            )
+        batch = conform_batch(batch, self._schema)
         self._pending.append(batch)
         self._pending_rows += batch.num_rows
         self.rows += batch.num_rows
