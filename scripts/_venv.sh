@@ -11,8 +11,8 @@ VENV="$ROOT/.venv"
 # pick_python: the interpreter the virtual environment is made from. $PYTHON when set; otherwise the
 # distribution's /usr/bin/python3 when it is 3.11+ and can make virtual environments, else python3 on PATH.
 # Distributions (Debian, Ubuntu, Fedora) build their Python with profile-guided optimization and LTO and link
-# it statically; a default pyenv or source build has neither. On the crawl benchmark Debian's 3.11 spent
-# ~7 % less CPU per page than pyenv's 3.11 on the same code (bench/README.md, session 35).
+# it statically; a default pyenv or source build has neither. On the crawl step Debian's 3.11 spent
+# 3.3-3.9 % less CPU per page than pyenv's 3.11 on the same code, side by side (bench/README.md, session 35).
 pick_python() {
     if [ -n "${PYTHON:-}" ]; then echo "$PYTHON"; return; fi
     local system=/usr/bin/python3
