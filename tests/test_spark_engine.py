@@ -307,9 +307,12 @@ def _serve_site(site) -> None:
     words = ["resilient", "distributed", "datasets", "shuffle", "partition", "executor", "driver", "stage"]
     for i in range(24):
         links = " ".join(f"<a href='/p{(i * 7 + k) % 30}.html'>{words[(i + k) % 8]} page {k}</a>" for k in range(3))
+        extra = " <a href='/copy-a.html'>copy</a>" if i == 0 else ""  # copy-a: the higher score of the two copies
         body = (f"<html><head><title>Page {i}</title></head><body>{words[i % 8]} {words[(i * 3) % 8]} "
-                f"{links} <a href='/private/x.html'>private</a></body></html>")
+                f"{links} <a href='/private/x.html'>private</a>{extra}</body></html>")
         site.route(f"/p{i}.html", body=body.encode(), headers=html)
+    # Two copies of one text, fetched in the same round. dedup's order is score, fetchTime, urlLength; p0's extra
+    # link gives copy-a the higher score, so which copy is kept never depends on which one was fetched last.
     copy = b"<html><head><title>Copy</title></head><body>the same text twice</body></html>"
     site.route("/copy-a.html", body=copy, headers=html)
     site.route("/copy-with-longer-url.html", body=copy, headers=html)
@@ -370,6 +373,8 @@ def test_a_crawl_gives_the_same_crawldb_linkdb_and_index_on_both_engines(cli, tm
     for name in ("crawldb", "linkdb", "index"):
         assert local[name] == spark[name], name
     assert len(spark["index"]) >= 12 and len(spark["linkdb"]) >= 12
+    statuses = {row["url"].rsplit("/", 1)[1]: row["status"] for row in spark["crawldb"]}
+    assert (statuses["copy-a.html"], statuses["copy-with-longer-url.html"]) == (2, 7)  # db_fetched, db_duplicate
     assert spark_tasks == ["fetch", "parse"] * 3
     found = cli("search", "-d", tmp_path / "spark", "distributed datasets", "--json")
     assert found.code == 0 and site.url("/p") in found.out
