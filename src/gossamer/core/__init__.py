@@ -62,7 +62,7 @@ from gossamer.core.mime import (
     mime_type_map,
     most_specific_mime,
 )
-from gossamer.core.processes import die_with_parent, frozen_heap, page_work_gc, pid_alive
+from gossamer.core.processes import die_with, die_with_parent, frozen_heap, page_work_gc, pid_alive
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
     Content,
@@ -177,6 +177,7 @@ __all__ = [
     "java_float",
     "load_settings",
     "now_millis",
+    "die_with",
     "die_with_parent",
     "frozen_heap",
     "lazy_attributes",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
+import select
 import signal
 import sys
 import threading
@@ -53,6 +54,34 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(EXIT_ORPHANED)
 
     threading.Thread(target=watch, name="gossamer-parent-watch", daemon=True).start()
+
+
+def die_with(pid: int) -> None:
+    """End this process when process ``pid`` (the driver, not this process's parent) ends, however it ends.
+
+    For a process whose parent is not the driver (a fork server's child): the kernel's parent-death
+    signal would follow the server, which itself lives as long as its children.  A daemon thread waits
+    on a pidfd of ``pid`` (Linux 5.3+: readable the moment it ends, ``kill -9`` too), else checks once a
+    second that it still exists.  A ``pid`` already gone when this runs ends the process at once.
+    """
+    try:
+        handle: int | None = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(EXIT_ORPHANED)
+    except (AttributeError, OSError):
+        handle = None
+    if handle is None and not pid_alive(pid):
+        os._exit(EXIT_ORPHANED)
+
+    def watch() -> None:
+        if handle is not None:
+            select.select([handle], [], [])
+        else:
+            while pid_alive(pid):
+                time.sleep(1.0)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="gossamer-driver-watch", daemon=True).start()
 
 
 PAGE_WORK_GC_THRESHOLDS = (20_000, 20, 20)

@@ -24,7 +24,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +38,8 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.kept_executor import kept_executor
+from gossamer.engine.process_start import driver_state, enter_worker, worker_context
 from gossamer.engine.sort import write_run_stream
-from gossamer.engine.task_workers import die_with_parent
 from gossamer.engine.tasks import (
     RUN_BATCH_ROWS,
     Budget,
@@ -196,8 +195,9 @@ def _executor(workers: int) -> Executor:
     kept = kept_executor(workers)
     if kept is not None:
         return kept
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                               initializer=die_with_parent, initargs=(os.getpid(),))
+    context = worker_context()
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=enter_worker,
+                               initargs=(driver_state(context),))
 
 
 def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str], dict]:

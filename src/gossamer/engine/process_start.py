@@ -1,0 +1,126 @@
+"""How the local engine starts a job's worker processes: forks of a server that has the task modules loaded.
+
+A *spawned* process is a new interpreter that imports pyarrow, NumPy and gossamer's task modules again
+before its first task: ~0.3 s of CPU per process (the ``index`` job's two workers spent 0.6–0.7 s of its
+~14 s that way).  With the ``forkserver`` start method (the default where the platform has it) one server
+process per driver imports :data:`PRELOAD` once; every worker is a fork of it and starts with those
+modules loaded.  ``GOSSAMER_START_METHOD=spawn`` (or a platform without fork servers) keeps spawning.
+
+Contract:
+
+* :func:`worker_context` is the multiprocessing context to start workers with; the first call under
+  ``forkserver`` starts the server.
+* A fork of the server has the *server's* working directory, environment and ``sys.path``, which are
+  the driver's of when the server started.  :func:`driver_state` is the driver's now; a worker adopts it
+  first (:func:`enter_worker`), so it sees what a spawned worker would (a test's ``chdir``, ``setenv``,
+  ``sys.path``).  What the C library read at the server's own start (``MALLOC_*`` tunables) stays the
+  server's: a driver that sets those sets them before its first worker starts.
+* A worker's parent is the server, not the driver.  It still ends with the driver, however the driver
+  ends (:func:`enter_worker`); the server ends once the driver and every worker have closed its pipe.
+* The server is stopped and waited for when the driver exits, so the CPU of the server and of every
+  worker it forked counts in the driver's ``RUSAGE_CHILDREN`` (benchmarks read it), as spawned workers'
+  CPU does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from multiprocessing.context import BaseContext
+
+from gossamer.core import die_with, die_with_parent
+
+START_METHOD_ENV = "GOSSAMER_START_METHOD"
+"""``forkserver`` (the default where available) or ``spawn``."""
+PRELOAD = ("gossamer.engine.local", "gossamer.engine.table_job", "gossamer.index.job", "gossamer.plugins")
+"""Modules the server imports once: the engine's task functions and what every job's tasks read."""
+
+_LOCK = threading.Lock()
+_STARTED: list[bool] = []
+
+
+def start_method() -> str:
+    """``forkserver`` or ``spawn``: :data:`START_METHOD_ENV` when it names one this platform has, else the default."""
+    available = multiprocessing.get_all_start_methods()
+    wanted = os.environ.get(START_METHOD_ENV, "").strip().lower()
+    if wanted in ("forkserver", "spawn") and wanted in available:
+        return wanted
+    return "forkserver" if "forkserver" in available else "spawn"
+
+
+def worker_context() -> BaseContext:
+    """The context to start a job's worker processes with (see the module docstring)."""
+    method = start_method()
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        _ensure_server(context)
+    return context
+
+
+def _ensure_server(context: BaseContext) -> None:
+    with _LOCK:
+        if not _STARTED:
+            context.set_forkserver_preload(list(PRELOAD))  # type: ignore[attr-defined]
+            atexit.register(_stop_server)
+            _STARTED.append(True)
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+def _stop_server() -> None:
+    """Close the server's pipe and wait for it (it has waited for its workers), so its CPU is counted."""
+    from multiprocessing import forkserver
+
+    stop = getattr(forkserver._forkserver, "_stop", None)  # CPython 3.8+; without it the server ends on its own
+    if stop is not None:
+        try:
+            stop()
+        except (OSError, ChildProcessError):
+            pass
+
+
+@dataclass(frozen=True)
+class DriverState:
+    """What a worker takes from the driver at its start: working directory, environment, import path.
+
+    ``driver``: the driver's pid; ``forked``: the worker is a fork of the server (whose child it is).
+    """
+
+    cwd: str
+    environ: dict[str, str]
+    path: list[str]
+    driver: int
+    forked: bool
+
+
+def driver_state(context: BaseContext) -> DriverState:
+    """The driver's state now, for workers started from ``context`` (see :class:`DriverState`)."""
+    return DriverState(os.getcwd(), dict(os.environ), list(sys.path), os.getpid(),
+                       context.get_start_method() == "forkserver")
+
+
+def enter_worker(state: DriverState) -> None:
+    """A worker's start: adopt the driver's state, then end with the driver, however it ends.
+
+    A spawned worker is the driver's child (:func:`~gossamer.core.die_with_parent`); a fork of the server
+    watches the driver itself (:func:`~gossamer.core.die_with`): the server lives as long as its children
+    hold its pipe, so following the server would keep both alive after the driver's death.
+    """
+    os.chdir(state.cwd)
+    if dict(os.environ) != state.environ:
+        os.environ.clear()
+        os.environ.update(state.environ)
+    sys.path[:] = state.path
+    if state.forked:
+        die_with(state.driver)
+    else:
+        die_with_parent(state.driver)
+
+
+__all__ = ["PRELOAD", "START_METHOD_ENV", "DriverState", "driver_state", "enter_worker", "start_method",
+           "worker_context"]
