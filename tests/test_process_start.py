@@ -20,7 +20,7 @@ import pytest
 
 from gossamer.core import pid_alive
 from gossamer.engine import local
-from gossamer.engine.process_start import START_METHOD_ENV, start_method
+from gossamer.engine.process_start import START_METHOD_ENV, start_method, worker_context
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,6 +46,18 @@ def test_the_start_method_is_a_fork_server_unless_spawn_is_asked_for(monkeypatch
     assert start_method() == "spawn"
     monkeypatch.setenv(START_METHOD_ENV, "no-such-method")
     assert start_method() == "forkserver"
+
+
+def test_workers_are_spawned_while_an_allocator_setting_differs_from_the_servers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(START_METHOD_ENV, raising=False)
+    assert worker_context().get_start_method() == "forkserver"
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "3" if os.environ.get("MALLOC_ARENA_MAX") != "3" else "4")
+    with local._executor(2) as pool:
+        assert pool.submit(os.getenv, "MALLOC_ARENA_MAX").result() == os.environ["MALLOC_ARENA_MAX"]
+    assert worker_context().get_start_method() == "spawn"
+    monkeypatch.undo()
+    assert worker_context().get_start_method() == "forkserver"
 
 
 @pytest.mark.parametrize("method", ["forkserver", "spawn"])

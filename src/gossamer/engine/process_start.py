@@ -13,8 +13,9 @@ Contract:
 * A fork of the server has the *server's* working directory, environment and ``sys.path``, which are
   the driver's of when the server started.  :func:`driver_state` is the driver's now; a worker adopts it
   first (:func:`enter_worker`), so it sees what a spawned worker would (a test's ``chdir``, ``setenv``,
-  ``sys.path``).  What the C library read at the server's own start (``MALLOC_*`` tunables) stays the
-  server's: a driver that sets those sets them before its first worker starts.
+  ``sys.path``).  What is read only at a process's start (``MALLOC_*`` tunables, Arrow's pool, the
+  interpreter's ``PYTHON*``) stays the server's: while any of those differs from the server's, workers
+  are spawned (:func:`worker_context`).
 * A worker's parent is the server, not the driver.  It still ends with the driver, however the driver
   ends (:func:`enter_worker`); the server ends once the driver and every worker have closed its pipe.
 * The server is stopped and waited for when the driver exits, so the CPU of the server and of every
@@ -40,7 +41,7 @@ PRELOAD = ("gossamer.engine.local", "gossamer.engine.table_job", "gossamer.index
 """Modules the server imports once: the engine's task functions and what every job's tasks read."""
 
 _LOCK = threading.Lock()
-_STARTED: list[bool] = []
+_SERVER_ENVIRONMENT: list[dict[str, str]] = []
 
 
 def start_method() -> str:
@@ -52,24 +53,40 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in available else "spawn"
 
 
+STARTUP_PREFIXES = ("MALLOC_", "MIMALLOC_", "ARROW_", "JE_", "GLIBC_", "LD_", "PYTHON", "OMP_", "OPENBLAS_")
+"""Environment variables read once, when a process starts (allocator tunables, the interpreter's own): a fork
+of the server has the values of the server's start, whatever :func:`enter_worker` sets."""
+
+
+def startup_environment() -> dict[str, str]:
+    """The variables of :data:`STARTUP_PREFIXES` in this process's environment."""
+    return {k: v for k, v in os.environ.items() if k.startswith(STARTUP_PREFIXES)}
+
+
 def worker_context() -> BaseContext:
-    """The context to start a job's worker processes with (see the module docstring)."""
-    method = start_method()
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        _ensure_server(context)
-    return context
+    """The context to start a job's worker processes with (see the module docstring).
+
+    Spawn, also under ``forkserver``, when a start-up-only variable (:data:`STARTUP_PREFIXES`, e.g. the
+    crawl's allocator settings) differs from the server's: a fork would not have it.
+    """
+    if start_method() == "forkserver":
+        context = multiprocessing.get_context("forkserver")
+        if _ensure_server(context) == startup_environment():
+            return context
+    return multiprocessing.get_context("spawn")
 
 
-def _ensure_server(context: BaseContext) -> None:
+def _ensure_server(context: BaseContext) -> dict[str, str]:
+    """Start the server unless it runs; the start-up-only environment it started with."""
     with _LOCK:
-        if not _STARTED:
+        if not _SERVER_ENVIRONMENT:
             context.set_forkserver_preload(list(PRELOAD))  # type: ignore[attr-defined]
             atexit.register(_stop_server)
-            _STARTED.append(True)
+            _SERVER_ENVIRONMENT.append(startup_environment())
         from multiprocessing import forkserver
 
         forkserver.ensure_running()
+        return _SERVER_ENVIRONMENT[0]
 
 
 def _stop_server() -> None:
@@ -122,5 +139,5 @@ def enter_worker(state: DriverState) -> None:
         die_with_parent(state.driver)
 
 
-__all__ = ["PRELOAD", "START_METHOD_ENV", "DriverState", "driver_state", "enter_worker", "start_method",
-           "worker_context"]
+__all__ = ["PRELOAD", "STARTUP_PREFIXES", "START_METHOD_ENV", "DriverState", "driver_state", "enter_worker",
+           "start_method", "startup_environment", "worker_context"]
