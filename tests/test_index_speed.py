@@ -257,3 +257,14 @@ def test_index_feeds_every_part_when_the_engine_counts_finished_tasks_out_of_par
     assert report.added == len(pages)
     assert fed == [0, 1, 2, 3]
     assert sorted(local_docs(crawl / "index")) == sorted(p.url for p in pages)
+
+
+def test_the_document_column_is_the_utf8_bytes_as_strings() -> None:
+    from gossamer.index.job import utf8_array
+
+    values = [b'{"id":"a"}', None, '{"title":"caf\u00e9 \u2603"}'.encode(), b"", None]
+    array = utf8_array(values)
+    assert array.type == pa.large_string()
+    assert array.equals(pa.array([None if v is None else v.decode() for v in values], pa.large_string()))
+    array.validate(full=True)
+    assert utf8_array([]).to_pylist() == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from gossamer.core import CrawlDatum, CrawlStatus
@@ -12,7 +14,13 @@ from gossamer.core.records import Content, ParseData, ParseStatusCode, ParseText
 from gossamer.core.settings import Settings
 from gossamer.crawl.parse import PageParser
 from gossamer.plugins import IndexInput, ParseResult
-from gossamer.plugins.builtin.htmlfilter_opening import OPENING_KEY, OpeningIndexingFilter, distinct_words, opening_text
+from gossamer.plugins.builtin.htmlfilter_opening import (
+    OPENING_KEY,
+    OpeningIndexingFilter,
+    distinct_words,
+    first_words,
+    opening_text,
+)
 from tests.web_fixtures import crawl_site
 
 URL = "http://site.test/page.html"
@@ -118,3 +126,17 @@ def test_search_prefers_the_page_whose_opening_has_the_words(cli, tmp_path: Path
     assert "opening" in json.dumps(hits[0])
     only = cli("search", "-d", crawl_dir, "opening:descaling", "--json")
     assert [h["url"] for h in json.loads(only.out)["hits"]] == [care]
+
+
+@given(st.lists(st.sampled_from(["a", "bb", " ", "\n", "\t", "\u00a0", "\u2003", "\u3000", "\x1c", "é", "x" * 40]),
+                max_size=600),
+       st.integers(min_value=-3, max_value=90))
+def test_first_words_are_the_split_texts_first_words(pieces: list[str], count: int) -> None:
+    text = "".join(pieces)
+    assert first_words(text, count) == text.split()[:count]
+
+
+def test_first_words_of_a_long_text_split_only_its_start() -> None:
+    text = "word " * 2_000_000
+    assert first_words(text, 80) == ["word"] * 80
+    assert first_words("  one   two  ", 80) == ["one", "two"]

@@ -219,7 +219,7 @@ def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str, 
                        for v in batch.column("vector").to_pylist()] \
                 if batch.column("vector").null_count < batch.num_rows else [None] * batch.num_rows
             yield from zip(batch.column("url").to_pylist(), batch.column("action").to_pylist(),
-                           batch.column("doc").to_pylist(), vectors, strict=True)
+                           batch.column("doc").to_numpy(zero_copy_only=False), vectors, strict=True)
 
 
 def clean(index_dir: Place | str, crawldb: Place, settings: Settings) -> IndexReport:

@@ -278,6 +278,23 @@ class OpeningParseFilter(HtmlParseFilter):
         return result
 
 
+def first_words(text: str, count: int) -> list[str]:
+    """``text.split()[:count]``, splitting only as much of ``text`` as that takes (a PDF's text runs to megabytes).
+
+    A prefix split into more than ``count`` words holds the first ``count`` whole: the word after them
+    starts inside the prefix, so none of them is cut at its end.
+    """
+    if count <= 0:
+        return text.split()[:count] if count < 0 else []
+    length = 16 * count
+    while length < len(text):
+        words = text[:length].split(None, count)
+        if len(words) > count:
+            return words[:count]
+        length *= 4
+    return text.split(None, count)[:count]
+
+
 def distinct_words(text: str) -> str:
     """``text``'s white-space separated words, each at its first occurrence only, joined by single spaces.
 
@@ -321,7 +338,7 @@ class OpeningIndexingFilter(IndexingFilter):
     def _fill(self, doc: dict[str, Any], opening: str | None, mime: Callable[[], str], text: str) -> None:
         """``opening`` (the parse's), else for a page that is not HTML (``mime()``) the start of ``text``."""
         if opening is None and mime() not in HtmlParser.content_types:
-            opening = " ".join(text.split()[: self.max_words])
+            opening = " ".join(first_words(text, self.max_words))
         if opening:
             doc["opening"] = distinct_words(opening) if self.distinct else opening
 
