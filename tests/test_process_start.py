@@ -1,4 +1,4 @@
-"""The local engine's worker processes: forks of a server with the task modules loaded (gossamer.engine.process_start).
+"""The local engine's worker processes: forks of a server with the task modules loaded (gossamer.core.process_start).
 
 Real processes throughout: a worker must see the driver's state of *now* (not the server's of its start), die
 with the driver however it dies, and its CPU must count in the driver's ``RUSAGE_CHILDREN`` after the driver
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from gossamer.core import pid_alive
+from gossamer.core.process_start import START_METHOD_ENV, start_method, worker_context
 from gossamer.engine import local
-from gossamer.engine.process_start import START_METHOD_ENV, start_method, worker_context
 
 REPO = Path(__file__).resolve().parents[1]
 

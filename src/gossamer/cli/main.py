@@ -24,6 +24,7 @@ from gossamer.cli.generate_cmd import generate_command
 from gossamer.cli.index_cmd import clean_command, index_command
 from gossamer.cli.indexchecker_cmd import indexchecker_command
 from gossamer.cli.inject_cmd import inject_command
+from gossamer.cli.launch import main as launch_main
 from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
 from gossamer.cli.linkrank_cmd import linkrank_command, scoreupdater_command
 from gossamer.cli.mergedb_cmd import mergedb_command
@@ -124,7 +125,7 @@ def _show_warning(message: Warning | str, category: type[Warning], *args: object
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
-    if getattr(sys.modules.get("__main__"), "main", None) is main:  # the console script: it only imports main
+    if getattr(sys.modules.get("__main__"), "main", None) in (main, launch_main):  # the console script
         keep_main_script_out_of_children()
     warnings.showwarning = _show_warning  # type: ignore[assignment]
     STATE.warned_includes.clear()

@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 
 from gossamer.core import Settings, pid_alive
+from gossamer.core.process_start import driver_state, enter_worker, worker_context
 from gossamer.engine.api import (
     SEQ_SPLIT_SHIFT,
     Job,
@@ -38,7 +39,6 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.kept_executor import kept_executor
-from gossamer.engine.process_start import driver_state, enter_worker, worker_context
 from gossamer.engine.sort import write_run_stream
 from gossamer.engine.tasks import (
     RUN_BATCH_ROWS,

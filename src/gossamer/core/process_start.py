@@ -9,7 +9,8 @@ modules loaded.  ``GOSSAMER_START_METHOD=spawn`` (or a platform without fork ser
 Contract:
 
 * :func:`worker_context` is the multiprocessing context to start workers with; the first call under
-  ``forkserver`` starts the server.
+  ``forkserver`` starts the server, unless :func:`start_server_early` did (the console script does for a
+  command that runs jobs: :mod:`gossamer.cli.launch`).
 * A fork of the server has the *server's* working directory, environment and ``sys.path``, which are
   the driver's of when the server started.  :func:`driver_state` is the driver's now; a worker adopts it
   first (:func:`enter_worker`), so it sees what a spawned worker would (a test's ``chdir``, ``setenv``,
@@ -33,7 +34,7 @@ import threading
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 
-from gossamer.core import die_with, die_with_parent
+from gossamer.core.processes import die_with, die_with_parent
 
 START_METHOD_ENV = "GOSSAMER_START_METHOD"
 """``forkserver`` (the default where available) or ``spawn``."""
@@ -74,6 +75,18 @@ def worker_context() -> BaseContext:
         if _ensure_server(context) == startup_environment():
             return context
     return multiprocessing.get_context("spawn")
+
+
+def start_server_early() -> bool:
+    """Start the server now, if ``forkserver`` is the method; whether it runs.
+
+    Starting it is a fork and an exec (a few milliseconds here); its imports then run beside the caller's
+    own start-up, on another core, instead of before a job's first task.
+    """
+    if start_method() != "forkserver":
+        return False
+    _ensure_server(multiprocessing.get_context("forkserver"))
+    return True
 
 
 def _ensure_server(context: BaseContext) -> dict[str, str]:
@@ -140,4 +153,4 @@ def enter_worker(state: DriverState) -> None:
 
 
 __all__ = ["PRELOAD", "STARTUP_PREFIXES", "START_METHOD_ENV", "DriverState", "driver_state", "enter_worker",
-           "start_method", "startup_environment", "worker_context"]
+           "start_method", "start_server_early", "startup_environment", "worker_context"]

@@ -1,0 +1,58 @@
+"""The ``gossamer`` console script's entry point: the engine's fork server first, for a command that runs jobs.
+
+A command such as ``index`` or ``updatedb`` runs its jobs in worker processes forked from a server that
+has the task modules loaded (:mod:`gossamer.core.process_start`).  Started here, before the CLI's own
+imports (Typer, every command's module: ~0.3–0.4 s on one core), the server loads those modules on the
+other core meanwhile, so the job's first task starts without waiting for them.  Nothing else changes:
+:func:`main` then runs :func:`gossamer.cli.main.main`.
+
+Which commands: :data:`JOB_COMMANDS`, unless the arguments choose the Spark engine or there is one core.
+Other commands (``search``, ``crawl`` with its own kept processes, ``--help``) start no server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+JOB_COMMANDS = frozenset({"inject", "generate", "updatedb", "invertlinks", "mergelinkdb", "dedup", "index", "mergedb",
+                          "webgraph", "linkrank", "scoreupdater", "sitemap", "import-nutch"})
+"""Commands whose work is local-engine jobs with worker processes."""
+_VALUED_OPTIONS = frozenset({"-D", "--define", "--engine"})
+
+
+def command_of(args: list[str]) -> str | None:
+    """The command named in ``args`` (the first word that is not an option or an option's value)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _VALUED_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def runs_local_jobs(args: list[str]) -> bool:
+    """Whether ``args`` name a command of :data:`JOB_COMMANDS` on the local engine, on a machine of 2+ cores."""
+    if command_of(args) not in JOB_COMMANDS or (os.cpu_count() or 1) < 2:
+        return False
+    return not any(arg == "spark" or arg.endswith("engine=spark") for arg in args)
+
+
+def main() -> int:
+    """Start the fork server when :func:`runs_local_jobs`, then run the CLI; returns its exit code."""
+    if runs_local_jobs(sys.argv[1:]):
+        from gossamer.core.process_start import start_server_early
+
+        try:
+            start_server_early()
+        except OSError:  # no server: the first job starts it, or spawns
+            pass
+    from gossamer.cli.main import main as cli_main
+
+    return cli_main()
+
+
+__all__ = ["JOB_COMMANDS", "command_of", "main", "runs_local_jobs"]

@@ -1,0 +1,44 @@
+"""The console script's entry point (gossamer.cli.launch): the fork server started early for job commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gossamer.cli.launch import JOB_COMMANDS, command_of, runs_local_jobs
+from tests.conftest import gossamer_subprocess
+
+
+@pytest.mark.parametrize(("args", "command"), [
+    (["index", "crawl/crawldb", "-dir", "crawl/segments"], "index"),
+    (["-D", "engine.local.workers=2", "updatedb", "crawl/crawldb"], "updatedb"),
+    (["--engine", "local", "-v", "inject", "db", "seeds"], "inject"),
+    (["-Dhttp.agent.name=x", "search", "-d", "crawl", "q"], "search"),
+    (["--help"], None),
+    ([], None),
+])
+def test_the_command_is_the_first_word_that_is_no_option(args: list[str], command: str | None) -> None:
+    assert command_of(args) == command
+
+
+def test_only_job_commands_on_the_local_engine_start_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert {"index", "updatedb", "inject", "generate", "invertlinks", "dedup"} <= JOB_COMMANDS
+    assert runs_local_jobs(["index", "crawl/crawldb"])
+    assert not runs_local_jobs(["search", "q"]) and not runs_local_jobs(["crawl", "seeds"])
+    assert not runs_local_jobs(["index", "crawl/crawldb", "--engine", "spark"])
+    assert not runs_local_jobs(["-D", "engine=spark", "index", "crawl/crawldb"])
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert not runs_local_jobs(["index", "crawl/crawldb"])
+
+
+def test_a_job_command_through_the_console_script(tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("".join(f"http://site{i}.test/page\n" for i in range(50)))
+    ran = gossamer_subprocess("inject", tmp_path / "crawldb", seeds, "-D", "engine.local.workers=2",
+                              "-D", "store.parts=2")
+    assert ran.returncode == 0, ran.stderr
+    assert "Total new urls injected: 50" in ran.stdout
+    listed = gossamer_subprocess("readdb", tmp_path / "crawldb", "-stats")
+    assert listed.returncode == 0 and "TOTAL urls:\t50" in listed.stdout.replace("  ", "\t"), listed.stdout
