@@ -75,3 +75,35 @@ def test_a_sorted_run_is_written_without_a_sorted_copy(tmp_path: Path) -> None:
     assert peak < size / 3, (peak, size)  # sort_table + write_run: twice the table (32 MB)
     rows = pa.Table.from_batches(list(read_run(tmp_path / "run.arrow")))
     assert rows.equals(sort_table(table, "url").combine_chunks())
+
+
+LARGE_SCHEMA = pa.schema([("url", pa.string()), ("text", pa.large_string()), ("blob", pa.large_binary()),
+                          ("n", pa.int64())])
+
+
+def _large_table(chunk_sizes: list[int], nulls: int, sliced: bool) -> pa.Table:
+    batches, n = [], 0
+    for size in chunk_sizes:
+        rows = range(n, n + size + (2 if sliced else 0))
+        text = [None if nulls and i % nulls == 0 else "é" * (i % 4) + f"text {i}" * (i % 3) for i in rows]
+        blob = [None if nulls and i % (nulls + 1) == 0 else bytes([i % 256]) * (i % 6) for i in rows]
+        batch = pa.record_batch([pa.array([f"u{i}" for i in rows]), pa.array(text, pa.large_string()),
+                                 pa.array(blob, pa.large_binary()), pa.array(rows, pa.int64())], schema=LARGE_SCHEMA)
+        batches.append(batch.slice(1, size) if sliced else batch)
+        n += len(rows)
+    return pa.Table.from_batches(batches, schema=LARGE_SCHEMA)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=2, max_size=7), st.data(), st.integers(1, 8), st.integers(0, 4),
+       st.booleans())
+def test_large_text_columns_are_gathered_as_take_gathers_them(chunk_sizes: list[int], data: st.DataObject,
+                                                              slice_rows: int, nulls: int, sliced: bool) -> None:
+    table = _large_table(chunk_sizes, nulls, sliced)
+    count = table.num_rows
+    wanted = data.draw(st.lists(st.integers(0, count - 1), max_size=40)) if count else []
+    slices = list(gather_slices(table, np.array(wanted, dtype=np.int64), slice_rows))
+    for piece in slices:
+        piece.validate(full=True)
+    expected = table.take(pa.array(wanted, pa.int64()))
+    assert (pa.concat_tables(slices) if slices else LARGE_SCHEMA.empty_table()).equals(expected)
