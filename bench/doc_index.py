@@ -308,7 +308,7 @@ def index_steps(run: StepRunner, crawl: Path, prefix: str = "", linkdb: Path | N
     facts["dedup"] = dedup_summary(m.stdout)
     t0 = time.perf_counter()
     m = run.step(f"{prefix}index", [gossamer, "index", str(crawl / "crawldb"), "-linkdb", str(linkdb),
-                                    "-dir", str(crawl / "segments"), "-deleteGone", *extra])
+                                    "-dir", str(crawl / "segments"), "-deleteGone", *extra], settle=True)
     if m is None:
         return facts
     facts["index"] = index_summary(m.stdout)

@@ -139,7 +139,7 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         if facts.get("ok"):
             _semantic_step(run_, crawl, work, docs)
         floor = run_.step("tantivy_floor", [sys.executable, "-m", "bench.tantivy_floor", str(crawl / "segments"),
-                                            str(work / "tantivy-floor")])
+                                            str(work / "tantivy-floor")], settle=True)
         run_.steps.get("tantivy_floor", {}).pop("urls_per_s", None)
         if floor is not None:
             peer = json.loads(floor.stdout.strip().splitlines()[-1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -24,9 +25,16 @@ class StepRunner:
         self.steps: dict[str, dict[str, Any]] = {}
         self.checks: list[dict[str, Any]] = []
 
-    def step(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> Measurement | None:
-        """Run one step; on failure record ``error`` and return None."""
+    def step(self, name: str, argv: list[str], env: dict[str, str] | None = None,
+             settle: bool = False) -> Measurement | None:
+        """Run one step; on failure record ``error`` and return None.
+
+        ``settle``: write the machine's dirty pages out first (``sync``), so that the kernel's writeback of
+        what earlier steps wrote (a copied crawl, other indexes) does not run on the cores during this step.
+        """
         self.log(f"{name}: {' '.join(a if len(a) < 80 else '...' for a in argv)}")
+        if settle:
+            os.sync()
         try:
             m = run_measured(argv, log_dir=self.log_dir, name=name, cwd=REPO_ROOT, env=env)
         except CommandError as exc:
