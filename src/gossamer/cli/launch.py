@@ -6,7 +6,8 @@ imports (Typer, every command's module: ~0.3–0.4 s on one core), the server lo
 other core meanwhile, so the job's first task starts without waiting for them.  Nothing else changes:
 :func:`main` then runs :func:`gossamer.cli.main.main`.
 
-Which commands: :data:`JOB_COMMANDS`, unless the arguments choose the Spark engine or there is one core.
+Which commands: :data:`JOB_COMMANDS`, unless the arguments choose the Spark engine or ask for help, or there
+is one core.
 Other commands (``search``, ``crawl`` with its own kept processes, ``--help``) start no server.
 """
 
@@ -18,7 +19,7 @@ import sys
 JOB_COMMANDS = frozenset({"inject", "generate", "updatedb", "invertlinks", "mergelinkdb", "dedup", "index", "mergedb",
                           "webgraph", "linkrank", "scoreupdater", "sitemap", "import-nutch"})
 """Commands whose work is local-engine jobs with worker processes."""
-_VALUED_OPTIONS = frozenset({"-D", "--define", "--engine"})
+_VALUED_OPTIONS = frozenset({"-D", "--define", "--engine", "--conf"})
 
 
 def command_of(args: list[str]) -> str | None:
@@ -36,7 +37,7 @@ def command_of(args: list[str]) -> str | None:
 
 def runs_local_jobs(args: list[str]) -> bool:
     """Whether ``args`` name a command of :data:`JOB_COMMANDS` on the local engine, on a machine of 2+ cores."""
-    if command_of(args) not in JOB_COMMANDS or (os.cpu_count() or 1) < 2:
+    if command_of(args) not in JOB_COMMANDS or (os.cpu_count() or 1) < 2 or "--help" in args or "-h" in args:
         return False
     return not any(arg == "spark" or arg.endswith("engine=spark") for arg in args)
 

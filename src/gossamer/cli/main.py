@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import warnings
 from pathlib import Path
@@ -15,37 +16,9 @@ except ImportError:  # pragma: no cover - older Typer with Click installed separ
     from click.exceptions import ClickException  # type: ignore[assignment]
 
 from gossamer import __version__
-from gossamer.cli.checkers_cmd import filterchecker_command, normalizerchecker_command
 from gossamer.cli.common import STATE, err_console, extract_defines, extract_verbosity, warn
-from gossamer.cli.crawl_cmd import crawl_command
-from gossamer.cli.dedup_cmd import dedup_command
-from gossamer.cli.fetch_cmd import fetch_command
-from gossamer.cli.generate_cmd import generate_command
-from gossamer.cli.index_cmd import clean_command, index_command
-from gossamer.cli.indexchecker_cmd import indexchecker_command
-from gossamer.cli.inject_cmd import inject_command
+from gossamer.cli.launch import command_of
 from gossamer.cli.launch import main as launch_main
-from gossamer.cli.linkdb_cmd import invertlinks_command, mergelinkdb_command, readlinkdb_command
-from gossamer.cli.linkrank_cmd import linkrank_command, scoreupdater_command
-from gossamer.cli.mergedb_cmd import mergedb_command
-from gossamer.cli.nutchio_cmd import export_nutch_command, import_nutch_command
-from gossamer.cli.parse_cmd import parse_command
-from gossamer.cli.parsechecker_cmd import parsechecker_command
-from gossamer.cli.plugins_cmd import plugins_command
-from gossamer.cli.readdb_cmd import readdb_command
-from gossamer.cli.readseg_cmd import readseg_command
-from gossamer.cli.readseq_cmd import readseq_command
-from gossamer.cli.robots_cmd import robotschecker_command
-from gossamer.cli.search_cmd import search_command
-from gossamer.cli.searchnode_cmd import searchnode_command
-from gossamer.cli.serve_cmd import serve_command
-from gossamer.cli.settings_cmd import showproperties_command
-from gossamer.cli.sitemap_cmd import sitemap_command
-from gossamer.cli.sql_cmd import sql_command
-from gossamer.cli.sweep_cmd import clean_tmp_command
-from gossamer.cli.updatedb_cmd import updatedb_command
-from gossamer.cli.webdb_cmd import webdb_command
-from gossamer.cli.webgraph_cmd import nodedumper_command, webgraph_command
 from gossamer.engine import keep_main_script_out_of_children
 
 app = typer.Typer(
@@ -81,42 +54,59 @@ def _global(
     STATE.conf = conf
 
 
-app.command("crawl")(crawl_command)
-app.command("inject")(inject_command)
-app.command("sitemap")(sitemap_command)
-app.command("readdb")(readdb_command)
-app.command("mergedb")(mergedb_command)
-app.command("readseg")(readseg_command)
-app.command("readseq")(readseq_command)
-app.command("import-nutch")(import_nutch_command)
-app.command("export-nutch")(export_nutch_command)
-app.command("generate")(generate_command)
-app.command("fetch")(fetch_command)
-app.command("parse")(parse_command)
-app.command("updatedb")(updatedb_command)
-app.command("dedup")(dedup_command)
-app.command("index")(index_command)
-app.command("clean")(clean_command)
-app.command("clean-tmp")(clean_tmp_command)
-app.command("search")(search_command)
-app.command("sql")(sql_command)
-app.command("serve")(serve_command)
-app.command("searchnode")(searchnode_command)
-app.command("invertlinks")(invertlinks_command)
-app.command("readlinkdb")(readlinkdb_command)
-app.command("mergelinkdb")(mergelinkdb_command)
-app.command("linkrank")(linkrank_command)
-app.command("scoreupdater")(scoreupdater_command)
-app.command("showproperties")(showproperties_command)
-app.command("plugins")(plugins_command)
-app.command("normalizerchecker")(normalizerchecker_command)
-app.command("filterchecker")(filterchecker_command)
-app.command("robotschecker")(robotschecker_command)
-app.command("parsechecker")(parsechecker_command)
-app.command("indexchecker")(indexchecker_command)
-app.command("webdb")(webdb_command)
-app.command("webgraph")(webgraph_command)
-app.command("nodedumper")(nodedumper_command)
+
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "crawl": ("gossamer.cli.crawl_cmd", "crawl_command"),
+    "inject": ("gossamer.cli.inject_cmd", "inject_command"),
+    "sitemap": ("gossamer.cli.sitemap_cmd", "sitemap_command"),
+    "readdb": ("gossamer.cli.readdb_cmd", "readdb_command"),
+    "mergedb": ("gossamer.cli.mergedb_cmd", "mergedb_command"),
+    "readseg": ("gossamer.cli.readseg_cmd", "readseg_command"),
+    "readseq": ("gossamer.cli.readseq_cmd", "readseq_command"),
+    "import-nutch": ("gossamer.cli.nutchio_cmd", "import_nutch_command"),
+    "export-nutch": ("gossamer.cli.nutchio_cmd", "export_nutch_command"),
+    "generate": ("gossamer.cli.generate_cmd", "generate_command"),
+    "fetch": ("gossamer.cli.fetch_cmd", "fetch_command"),
+    "parse": ("gossamer.cli.parse_cmd", "parse_command"),
+    "updatedb": ("gossamer.cli.updatedb_cmd", "updatedb_command"),
+    "dedup": ("gossamer.cli.dedup_cmd", "dedup_command"),
+    "index": ("gossamer.cli.index_cmd", "index_command"),
+    "clean": ("gossamer.cli.index_cmd", "clean_command"),
+    "clean-tmp": ("gossamer.cli.sweep_cmd", "clean_tmp_command"),
+    "search": ("gossamer.cli.search_cmd", "search_command"),
+    "sql": ("gossamer.cli.sql_cmd", "sql_command"),
+    "serve": ("gossamer.cli.serve_cmd", "serve_command"),
+    "searchnode": ("gossamer.cli.searchnode_cmd", "searchnode_command"),
+    "invertlinks": ("gossamer.cli.linkdb_cmd", "invertlinks_command"),
+    "readlinkdb": ("gossamer.cli.linkdb_cmd", "readlinkdb_command"),
+    "mergelinkdb": ("gossamer.cli.linkdb_cmd", "mergelinkdb_command"),
+    "linkrank": ("gossamer.cli.linkrank_cmd", "linkrank_command"),
+    "scoreupdater": ("gossamer.cli.linkrank_cmd", "scoreupdater_command"),
+    "showproperties": ("gossamer.cli.settings_cmd", "showproperties_command"),
+    "plugins": ("gossamer.cli.plugins_cmd", "plugins_command"),
+    "normalizerchecker": ("gossamer.cli.checkers_cmd", "normalizerchecker_command"),
+    "filterchecker": ("gossamer.cli.checkers_cmd", "filterchecker_command"),
+    "robotschecker": ("gossamer.cli.robots_cmd", "robotschecker_command"),
+    "parsechecker": ("gossamer.cli.parsechecker_cmd", "parsechecker_command"),
+    "indexchecker": ("gossamer.cli.indexchecker_cmd", "indexchecker_command"),
+    "webdb": ("gossamer.cli.webdb_cmd", "webdb_command"),
+    "webgraph": ("gossamer.cli.webgraph_cmd", "webgraph_command"),
+    "nodedumper": ("gossamer.cli.webgraph_cmd", "nodedumper_command"),
+}
+"""Every command: its module and function.  A run imports only the module of the command it runs
+(:func:`register_commands`); ``gossamer --help`` and an unknown name import them all."""
+
+
+def register_commands(names: list[str] | None = None) -> None:
+    """Register ``names`` (every command when None) on :data:`app`, importing their modules; listed in order."""
+    have = {command.name for command in app.registered_commands}
+    for name in COMMANDS if names is None else names:
+        if name not in have:
+            module, function = COMMANDS[name]
+            app.command(name)(getattr(importlib.import_module(module), function))
+    order = {name: i for i, name in enumerate(COMMANDS)}
+    app.registered_commands.sort(key=lambda command: order.get(command.name or "", len(order)))
 
 
 def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
@@ -131,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     STATE.warned_includes.clear()
     try:
         args = extract_verbosity(extract_defines(list(sys.argv[1:] if argv is None else argv)))
+        name = command_of(args)
+        register_commands([name] if name in COMMANDS and "--help" not in args[:args.index(name)] else None)
         result = app(args=args, prog_name="gossamer", standalone_mode=False)
         if isinstance(result, int):
             return result
