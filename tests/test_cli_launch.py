@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gossamer.cli.launch import JOB_COMMANDS, command_of, runs_local_jobs
+from gossamer.cli.args import command_of
+from gossamer.cli.launch import JOB_COMMANDS, runs_local_jobs
 from tests.conftest import gossamer_subprocess
 
 

@@ -280,8 +280,11 @@ def test_killed_invertlinks_keeps_the_previous_linkdb(tmp_path: Path) -> None:
     assert start(tmp_path / "timing" / "linkdb").wait() == 0
     duration = time.monotonic() - started
     caught = 0
-    for fraction in (0.5, 0.85):
+    for fraction in (0.0, 0.3):
         writer = start(linkdb)
+        deadline = time.monotonic() + 10 * duration
+        while not list(linkdb.glob("tmp-*")) and writer.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)  # the job's staging version appears: it is writing
         time.sleep(duration * fraction)
         caught += bool(list(linkdb.glob("tmp-*")))
         os.killpg(writer.pid, signal.SIGKILL)

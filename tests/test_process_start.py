@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gossamer.core import pid_alive
+from gossamer.core import pid_alive, process_start
 from gossamer.core.process_start import START_METHOD_ENV, start_method, worker_context
 from gossamer.engine import local
 
@@ -39,24 +39,34 @@ def worker_view(name: str) -> tuple[str, str | None, bool, int]:
     return os.getcwd(), os.environ.get(name), "/gossamer-test-marker" in sys.path, os.getppid()
 
 
-def test_the_start_method_is_a_fork_server_unless_spawn_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_start_method_is_spawn_unless_the_server_was_started_early_or_asked_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(process_start, "_EARLY", [])
     monkeypatch.delenv(START_METHOD_ENV, raising=False)
-    assert start_method() == "forkserver"
-    monkeypatch.setenv(START_METHOD_ENV, "spawn")
     assert start_method() == "spawn"
-    monkeypatch.setenv(START_METHOD_ENV, "no-such-method")
+    monkeypatch.setenv(START_METHOD_ENV, "forkserver")
     assert start_method() == "forkserver"
+    monkeypatch.setenv(START_METHOD_ENV, "no-such-method")
+    assert start_method() == "spawn"
+    monkeypatch.setenv(START_METHOD_ENV, "spawn")
+    assert not process_start.start_server_early() and start_method() == "spawn"
+    monkeypatch.delenv(START_METHOD_ENV)
+    assert process_start.start_server_early() and start_method() == "forkserver"
 
 
 def test_workers_are_spawned_while_an_allocator_setting_differs_from_the_servers(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(START_METHOD_ENV, raising=False)
+    monkeypatch.setenv(START_METHOD_ENV, "forkserver")
     assert worker_context().get_start_method() == "forkserver"
-    monkeypatch.setenv("MALLOC_ARENA_MAX", "3" if os.environ.get("MALLOC_ARENA_MAX") != "3" else "4")
+    original = os.environ.get("MALLOC_ARENA_MAX")
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "3" if original != "3" else "4")
     with local._executor(2) as pool:
         assert pool.submit(os.getenv, "MALLOC_ARENA_MAX").result() == os.environ["MALLOC_ARENA_MAX"]
     assert worker_context().get_start_method() == "spawn"
-    monkeypatch.undo()
+    if original is None:
+        monkeypatch.delenv("MALLOC_ARENA_MAX")
+    else:
+        monkeypatch.setenv("MALLOC_ARENA_MAX", original)
     assert worker_context().get_start_method() == "forkserver"
 
 
@@ -77,6 +87,7 @@ def test_a_worker_sees_the_drivers_directory_environment_and_path_of_now(
 
 DRIVER = textwrap.dedent("""
     import os, sys, time
+    from gossamer.core import start_server_early
     from gossamer.engine import local
 
     def burn(seconds):
@@ -90,6 +101,7 @@ DRIVER = textwrap.dedent("""
         time.sleep(600)
 
     if __name__ == "__main__":
+        assert start_server_early()
         with local._executor(2) as pool:
             if sys.argv[1] == "burn":
                 print(pool.submit(burn, 0.6).result())

@@ -146,6 +146,20 @@ def test_unrelated_environment_variable_is_only_a_warning() -> None:
     assert any("GOSSAMER_HOME" in str(w.message) for w in caught)
 
 
+def test_the_programs_own_switches_are_no_settings_and_no_warnings() -> None:
+    from gossamer.core.process_start import START_METHOD_ENV
+    from gossamer.core.settings import ENV_SWITCHES
+    from gossamer.crawl.parse import outlink_keep
+    from gossamer.plugins.builtin import langid_native, linkwalk_native
+
+    assert {START_METHOD_ENV, outlink_keep.ENV_VAR, langid_native.ENV_VAR, linkwalk_native.ENV_VAR} <= ENV_SWITCHES
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        settings = load_settings(env=dict.fromkeys(ENV_SWITCHES - {"GOSSAMER_CONF"}, "python"))
+    assert not caught
+    assert settings.get_str("http.agent.name") == load_settings().get_str("http.agent.name")
+
+
 def test_bad_references_fail_at_load_time() -> None:
     with pytest.raises(SettingsError, match="nope.prop"):
         load_settings(overrides=["fetcher.min.crawl.delay=${nope.prop}"])

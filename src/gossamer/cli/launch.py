@@ -16,25 +16,11 @@ from __future__ import annotations
 import os
 import sys
 
+from gossamer.cli.args import command_of
+
 JOB_COMMANDS = frozenset({"inject", "generate", "updatedb", "invertlinks", "mergelinkdb", "dedup", "index", "mergedb",
                           "webgraph", "linkrank", "scoreupdater", "sitemap", "import-nutch"})
 """Commands whose work is local-engine jobs with worker processes."""
-_VALUED_OPTIONS = frozenset({"-D", "--define", "--engine", "--conf"})
-
-
-def command_of(args: list[str]) -> str | None:
-    """The command named in ``args`` (the first word that is not an option or an option's value)."""
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in _VALUED_OPTIONS:
-            skip = True
-        elif not arg.startswith("-"):
-            return arg
-    return None
-
-
 def runs_local_jobs(args: list[str]) -> bool:
     """Whether ``args`` name a command of :data:`JOB_COMMANDS` on the local engine, on a machine of 2+ cores."""
     if command_of(args) not in JOB_COMMANDS or (os.cpu_count() or 1) < 2 or "--help" in args or "-h" in args:
@@ -45,7 +31,7 @@ def runs_local_jobs(args: list[str]) -> bool:
 def main() -> int:
     """Start the fork server when :func:`runs_local_jobs`, then run the CLI; returns its exit code."""
     if runs_local_jobs(sys.argv[1:]):
-        from gossamer.core.process_start import start_server_early
+        from gossamer.core import start_server_early
 
         try:
             start_server_early()
@@ -56,4 +42,4 @@ def main() -> int:
     return cli_main()
 
 
-__all__ = ["JOB_COMMANDS", "command_of", "main", "runs_local_jobs"]
+__all__ = ["JOB_COMMANDS", "main", "runs_local_jobs"]

@@ -16,9 +16,8 @@ except ImportError:  # pragma: no cover - older Typer with Click installed separ
     from click.exceptions import ClickException  # type: ignore[assignment]
 
 from gossamer import __version__
+from gossamer.cli.args import command_of
 from gossamer.cli.common import STATE, err_console, extract_defines, extract_verbosity, warn
-from gossamer.cli.launch import command_of
-from gossamer.cli.launch import main as launch_main
 from gossamer.engine import keep_main_script_out_of_children
 
 app = typer.Typer(
@@ -115,7 +114,8 @@ def _show_warning(message: Warning | str, category: type[Warning], *args: object
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
-    if getattr(sys.modules.get("__main__"), "main", None) in (main, launch_main):  # the console script
+    entry = getattr(sys.modules.get("__main__"), "main", None)
+    if getattr(entry, "__module__", None) in ("gossamer.cli.main", "gossamer.cli.launch"):  # the console script
         keep_main_script_out_of_children()
     warnings.showwarning = _show_warning  # type: ignore[assignment]
     STATE.warned_includes.clear()

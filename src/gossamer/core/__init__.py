@@ -62,6 +62,7 @@ from gossamer.core.mime import (
     mime_type_map,
     most_specific_mime,
 )
+from gossamer.core.process_start import DriverState, driver_state, enter_worker, start_server_early, worker_context
 from gossamer.core.processes import die_with, die_with_parent, frozen_heap, page_work_gc, pid_alive
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
@@ -177,7 +178,12 @@ __all__ = [
     "java_float",
     "load_settings",
     "now_millis",
+    "DriverState",
     "die_with",
+    "driver_state",
+    "enter_worker",
+    "start_server_early",
+    "worker_context",
     "die_with_parent",
     "frozen_heap",
     "lazy_attributes",

@@ -2,9 +2,11 @@
 
 A *spawned* process is a new interpreter that imports pyarrow, NumPy and gossamer's task modules again
 before its first task: ~0.3 s of CPU per process (the ``index`` job's two workers spent 0.6–0.7 s of its
-~14 s that way).  With the ``forkserver`` start method (the default where the platform has it) one server
+~14 s that way).  With the ``forkserver`` start method one server
 process per driver imports :data:`PRELOAD` once; every worker is a fork of it and starts with those
-modules loaded.  ``GOSSAMER_START_METHOD=spawn`` (or a platform without fork servers) keeps spawning.
+modules loaded.  That is the method once :func:`start_server_early` ran (the console script does, for a
+command that runs jobs) or with ``GOSSAMER_START_METHOD=forkserver``; otherwise, with
+``GOSSAMER_START_METHOD=spawn`` or on a platform without fork servers, workers are spawned.
 
 Contract:
 
@@ -43,15 +45,22 @@ PRELOAD = ("gossamer.engine.local", "gossamer.engine.table_job", "gossamer.index
 
 _LOCK = threading.Lock()
 _SERVER_ENVIRONMENT: list[dict[str, str]] = []
+_EARLY: list[bool] = []
 
 
 def start_method() -> str:
-    """``forkserver`` or ``spawn``: :data:`START_METHOD_ENV` when it names one this platform has, else the default."""
+    """``forkserver`` or ``spawn`` (see the module docstring).
+
+    :data:`START_METHOD_ENV` when it names a method this platform has; else ``forkserver`` once
+    :func:`start_server_early` has started the server (a command that runs jobs), ``spawn`` otherwise: a
+    program that runs jobs only now and then (a crawl, whose own task processes are spawned and kept) is
+    not given a server that would stay, idle and holding ~100 MB, until it exits.
+    """
     available = multiprocessing.get_all_start_methods()
     wanted = os.environ.get(START_METHOD_ENV, "").strip().lower()
     if wanted in ("forkserver", "spawn") and wanted in available:
         return wanted
-    return "forkserver" if "forkserver" in available else "spawn"
+    return "forkserver" if _EARLY and "forkserver" in available else "spawn"
 
 
 STARTUP_PREFIXES = ("MALLOC_", "MIMALLOC_", "ARROW_", "JE_", "GLIBC_", "LD_", "PYTHON", "OMP_", "OPENBLAS_")
@@ -83,9 +92,11 @@ def start_server_early() -> bool:
     Starting it is a fork and an exec (a few milliseconds here); its imports then run beside the caller's
     own start-up, on another core, instead of before a job's first task.
     """
-    if start_method() != "forkserver":
+    available = multiprocessing.get_all_start_methods()
+    if "forkserver" not in available or os.environ.get(START_METHOD_ENV, "").strip().lower() == "spawn":
         return False
     _ensure_server(multiprocessing.get_context("forkserver"))
+    _EARLY.append(True)
     return True
 
 

@@ -39,6 +39,10 @@ from gossamer.core.property import Property, Value, format_value
 
 ENV_PREFIX = "GOSSAMER_"
 ENV_CONF = "GOSSAMER_CONF"
+ENV_SWITCHES = frozenset({ENV_CONF, "GOSSAMER_START_METHOD", "GOSSAMER_LINKWALK", "GOSSAMER_OUTLINKS",
+                          "GOSSAMER_LANGID"})
+"""``GOSSAMER_*`` variables that are not properties: how the program runs (the configuration path, how engine
+workers start, the pure-Python paths instead of the C extensions); read where they act, never as settings."""
 """Environment variable naming a configuration file or directory (not a property)."""
 CONFIG_FILE_NAMES = ("nutch-site.xml", "gossamer.toml")
 
@@ -264,7 +268,7 @@ def _config_files(crawl_dir: Path | None, conf: Path | None) -> tuple[list[Path]
 
 def _read_env(environ: Mapping[str, str]) -> Iterator[tuple[str, str]]:
     for key in sorted(environ):
-        if not key.startswith(ENV_PREFIX) or key == ENV_CONF or key.startswith(ENV_PREFIX + "_"):
+        if not key.startswith(ENV_PREFIX) or key in ENV_SWITCHES or key.startswith(ENV_PREFIX + "_"):
             continue
         if key not in _ENV_NAMES:
             close = difflib.get_close_matches(key, list(_ENV_NAMES), n=1, cutoff=0.8)

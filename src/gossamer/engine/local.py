@@ -29,8 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from gossamer.core import Settings, pid_alive
-from gossamer.core.process_start import driver_state, enter_worker, worker_context
+from gossamer.core import Settings, driver_state, enter_worker, pid_alive, worker_context
 from gossamer.engine.api import (
     SEQ_SPLIT_SHIFT,
     Job,
