@@ -11,6 +11,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gossamer.engine import gather
 from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
 from gossamer.engine.gather import gather_slices
 from gossamer.engine.sort import read_run, sort_table, write_sorted_run
@@ -96,9 +97,20 @@ def _large_table(chunk_sizes: list[int], nulls: int, sliced: bool) -> pa.Table:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 9), min_size=2, max_size=7), st.data(), st.integers(1, 8), st.integers(0, 4),
-       st.booleans())
+       st.booleans(), st.sampled_from([0, 2, 10**9]))
 def test_large_text_columns_are_gathered_as_take_gathers_them(chunk_sizes: list[int], data: st.DataObject,
-                                                              slice_rows: int, nulls: int, sliced: bool) -> None:
+                                                              slice_rows: int, nulls: int, sliced: bool,
+                                                              rows_per_chunk: int) -> None:
+    """Both ways: copied once (any rows per chunk, 0) or by Arrow's take (never, 10**9), and the threshold."""
+    gather.ROWS_PER_CHUNK_FOR_ONE_COPY, before = rows_per_chunk, gather.ROWS_PER_CHUNK_FOR_ONE_COPY
+    try:
+        _check_large_gather(chunk_sizes, data, slice_rows, nulls, sliced)
+    finally:
+        gather.ROWS_PER_CHUNK_FOR_ONE_COPY = before
+
+
+def _check_large_gather(chunk_sizes: list[int], data: st.DataObject, slice_rows: int, nulls: int,
+                        sliced: bool) -> None:
     table = _large_table(chunk_sizes, nulls, sliced)
     count = table.num_rows
     wanted = data.draw(st.lists(st.integers(0, count - 1), max_size=40)) if count else []
