@@ -43,8 +43,11 @@ def test_kill_writer_mid_write_keeps_previous_table(tmp_path: Path) -> None:
     duration = time.monotonic() - started
 
     caught_mid_write = 0
-    for fraction in (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.97):
+    for fraction in (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.8):
         writer = start_writer(crawldb, big_seeds)
+        deadline = time.monotonic() + 10 * duration
+        while not list(crawldb.glob("tmp-*")) and writer.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)  # the job's staging version appears: from now on it is writing
         time.sleep(duration * fraction)
         caught_mid_write += bool(list(crawldb.glob("tmp-*")))
         os.killpg(writer.pid, signal.SIGKILL)
