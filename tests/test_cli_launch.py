@@ -25,7 +25,9 @@ def test_the_command_is_the_first_word_that_is_no_option(args: list[str], comman
 
 def test_only_job_commands_on_the_local_engine_start_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    assert {"index", "updatedb", "inject", "generate", "invertlinks", "dedup"} <= JOB_COMMANDS
+    from gossamer.cli.main import COMMANDS
+
+    assert {"index", "updatedb", "inject", "generate", "invertlinks", "dedup"} <= JOB_COMMANDS <= set(COMMANDS)
     assert runs_local_jobs(["index", "crawl/crawldb"])
     assert not runs_local_jobs(["search", "q"]) and not runs_local_jobs(["crawl", "seeds"])
     assert not runs_local_jobs(["index", "crawl/crawldb", "--engine", "spark"])

@@ -39,7 +39,7 @@ from multiprocessing.context import BaseContext
 from gossamer.core.processes import die_with, die_with_parent
 
 START_METHOD_ENV = "GOSSAMER_START_METHOD"
-"""``forkserver`` (the default where available) or ``spawn``."""
+"""``forkserver`` or ``spawn``: the method whatever the command (see :func:`start_method`)."""
 PRELOAD = ("gossamer.engine.local", "gossamer.engine.table_job", "gossamer.index.job", "gossamer.plugins")
 """Modules the server imports once: the engine's task functions and what every job's tasks read."""
 
@@ -56,11 +56,20 @@ def start_method() -> str:
     program that runs jobs only now and then (a crawl, whose own task processes are spawned and kept) is
     not given a server that would stay, idle and holding ~100 MB, until it exits.
     """
-    available = multiprocessing.get_all_start_methods()
-    wanted = os.environ.get(START_METHOD_ENV, "").strip().lower()
-    if wanted in ("forkserver", "spawn") and wanted in available:
+    wanted = _asked_method()
+    if wanted is not None:
         return wanted
-    return "forkserver" if _EARLY and "forkserver" in available else "spawn"
+    return "forkserver" if _EARLY and _has_fork_server() else "spawn"
+
+
+def _asked_method() -> str | None:
+    """The method :data:`START_METHOD_ENV` names, when this platform has it."""
+    wanted = os.environ.get(START_METHOD_ENV, "").strip().lower()
+    return wanted if wanted in ("forkserver", "spawn") and wanted in multiprocessing.get_all_start_methods() else None
+
+
+def _has_fork_server() -> bool:
+    return "forkserver" in multiprocessing.get_all_start_methods()
 
 
 STARTUP_PREFIXES = ("MALLOC_", "MIMALLOC_", "ARROW_", "JE_", "GLIBC_", "LD_", "PYTHON", "OMP_", "OPENBLAS_")
@@ -92,8 +101,7 @@ def start_server_early() -> bool:
     Starting it is a fork and an exec (a few milliseconds here); its imports then run beside the caller's
     own start-up, on another core, instead of before a job's first task.
     """
-    available = multiprocessing.get_all_start_methods()
-    if "forkserver" not in available or os.environ.get(START_METHOD_ENV, "").strip().lower() == "spawn":
+    if not _has_fork_server() or _asked_method() == "spawn":
         return False
     _ensure_server(multiprocessing.get_context("forkserver"))
     _EARLY.append(True)

@@ -54,6 +54,7 @@ def _gather(schema: pa.Schema, batches: list[pa.RecordBatch], starts: np.ndarray
     present = np.unique(chunk)
     local = np.searchsorted(present, chunk)  # each row's chunk among the present ones
     held = [batches[int(c)] for c in present]
+    groups = _chunk_groups(local)
     rows = wanted - starts[chunk]
     large = [i for i, field in enumerate(schema) if _is_large_binary(field.type)]
     if len(wanted) < ROWS_PER_CHUNK_FOR_ONE_COPY * len(present):
@@ -61,20 +62,27 @@ def _gather(schema: pa.Schema, batches: list[pa.RecordBatch], starts: np.ndarray
     small = [i for i in range(len(schema)) if i not in large]
     columns: dict[int, pa.Array] = {}
     if small:
-        taken = _take_rows(schema, [b.select(small) for b in held] if large else held, local, rows)
+        taken = _take_rows(schema, [b.select(small) for b in held] if large else held, groups, rows)
         columns.update(zip(small, taken.columns, strict=True))
     for i in large:
-        columns[i] = gather_large_binary([b.column(i) for b in held], local, rows, schema.field(i).type)
+        columns[i] = gather_large_binary([b.column(i) for b in held], local, rows, schema.field(i).type, groups)
     return pa.Table.from_arrays([columns[i] for i in range(len(schema))], schema=schema)
 
 
-def _take_rows(schema: pa.Schema, batches: list[pa.RecordBatch], chunk: np.ndarray, rows: np.ndarray) -> pa.Table:
-    """Arrow's ``take`` from each chunk, then the slice's order restored with a second ``take``."""
+def _chunk_groups(chunk: np.ndarray) -> list[np.ndarray]:
+    """Positions of the rows of each chunk, chunks ascending, each group in the rows' order."""
+    if not len(chunk):
+        return []
     by_chunk = np.argsort(chunk, kind="stable")
-    ordered_chunks = chunk[by_chunk]
-    edges = np.flatnonzero(ordered_chunks[1:] != ordered_chunks[:-1]) + 1
-    pieces = [batches[int(chunk[group[0]])].take(pa.array(rows[group])) for group in np.split(by_chunk, edges)]
+    return np.split(by_chunk, np.flatnonzero(chunk[by_chunk][1:] != chunk[by_chunk][:-1]) + 1)
+
+
+def _take_rows(schema: pa.Schema, batches: list[pa.RecordBatch], groups: list[np.ndarray],
+               rows: np.ndarray) -> pa.Table:
+    """Arrow's ``take`` from each chunk (``groups[k]``: the rows of ``batches[k]``), then the slice's order."""
+    pieces = [batch.take(pa.array(rows[group])) for batch, group in zip(batches, groups, strict=True)]
     gathered = pa.Table.from_batches(pieces, schema=batches[0].schema if batches else schema).combine_chunks()
+    by_chunk = np.concatenate(groups) if groups else np.zeros(0, np.int64)
     if len(pieces) == 1 or bool(np.all(by_chunk[1:] > by_chunk[:-1])):
         return gathered  # the slice's rows already came in chunk order
     position = np.empty_like(by_chunk)
@@ -87,21 +95,20 @@ def _is_large_binary(data_type: pa.DataType) -> bool:
 
 
 def gather_large_binary(arrays: Sequence[pa.Array], chunk: np.ndarray, rows: np.ndarray,
-                        data_type: pa.DataType) -> pa.Array:
+                        data_type: pa.DataType, groups: list[np.ndarray] | None = None) -> pa.Array:
     """Row ``rows[i]`` of ``arrays[chunk[i]]`` for each ``i``, as one ``large_string``/``large_binary`` array.
 
     The bytes are copied once, straight into the result (Arrow's per-chunk ``take``, the concatenation and
     the reordering ``take`` copied page texts three times; the shuffle of an index job moves ~230 MB of
     them).  Nulls stay null.  Values are not validated again: they come from arrays of ``data_type``.
+    ``groups``: the rows of each chunk as ``_chunk_groups(chunk)`` gives them, when the caller has them.
     """
     n = len(chunk)
     begin = np.zeros(n, np.int64)
     end = np.zeros(n, np.int64)
     valid = np.ones(n, np.bool_)
     views = [memoryview(array.buffers()[2] or b"") for array in arrays]  # callers pass only the chunks used
-    by_chunk = np.argsort(chunk, kind="stable")
-    edges = np.flatnonzero(chunk[by_chunk][1:] != chunk[by_chunk][:-1]) + 1
-    for group in np.split(by_chunk, edges) if n else []:
+    for group in _chunk_groups(chunk) if groups is None else groups:
         array = arrays[int(chunk[group[0]])]
         offsets = np.frombuffer(array.buffers()[1], np.int64, count=len(array) + 1, offset=array.offset * 8)
         picked = rows[group]
