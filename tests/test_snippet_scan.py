@@ -38,3 +38,30 @@ def test_the_start_is_cut_at_a_space_so_no_word_is_cut_into_a_match(tmp_path: Pa
                              **{"searcher.summary.scan.chars": 204})
     snippet, marked = _snippet(crawl, conf, "kettle")
     assert marked == ["kettle"] and "at last" in snippet  # the first 204 characters end in "kettle" of "kettles"
+
+
+def test_highlights_mark_the_terms_after_characters_of_several_bytes(tmp_path: Path) -> None:
+    """tantivy reports byte offsets: after ``☰``, ``ü`` or ``日本`` they must still mark the very words."""
+    text = "☰ Menü — Größe 日本語 hash map: a hash map über alles, hashing ☕ map"
+    crawl, conf = make_crawl(tmp_path / "c", [Page("http://a.test/u", "Unicode", text)])
+    _, marked = _snippet(crawl, conf, "hash map")
+    assert marked and set(marked) == {"hash", "map"}
+    _, marked = _snippet(crawl, conf, "über")
+    assert marked == ["über"]
+
+
+def test_character_ranges_convert_byte_offsets_and_widen_a_cut_character() -> None:
+    from types import SimpleNamespace
+
+    from gossamer.search.details import character_ranges
+
+    def ranges(*pairs: tuple[int, int]) -> list[SimpleNamespace]:
+        return [SimpleNamespace(start=a, end=b) for a, b in pairs]
+
+    assert character_ranges("plain text", ranges((6, 10))) == [(6, 10)]
+    text = "ü☃ab€c"
+    data = text.encode()
+    for start, end in [(0, 2), (2, 5), (5, 7), (7, 10), (10, 11), (0, 11)]:
+        (a, b), = character_ranges(text, ranges((start, end)))
+        assert text[a:b].encode() == data[start:end]
+    assert character_ranges(text, ranges((1, 3))) == [(0, 2)]  # inside ü and ☃: both characters

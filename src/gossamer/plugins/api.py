@@ -32,6 +32,7 @@ from gossamer.plugins.api_index import (
     IndexField,
     IndexingFilter,
     IndexInput,
+    IndexPartBuilder,
     IndexWriter,
     PageBatch,
     QueryContext,
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser
 
 __all__ = [
-    "FetchSchedule", "HtmlParseFilter", "IndexField", "IndexInput", "IndexWriter", "IndexingFilter", "PageBatch",
+    "FetchSchedule", "HtmlParseFilter", "IndexField", "IndexInput", "IndexPartBuilder", "IndexWriter",
+    "IndexingFilter", "PageBatch",
     "ParseResult", "Parser", "PluginNotConfigured", "Protocol", "ProtocolOutput", "QueryContext", "QueryFilter",
     "RobotsRequest", "RobotsResponse", "ScoringFilter", "Signature", "URLExemptionFilter", "URLFilter",
     "URLNormalizer", "EXTENSION_POINTS",

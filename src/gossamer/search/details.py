@@ -106,6 +106,21 @@ def _copy_end(text: str, start: int, words: list[str]) -> int | None:
     return at
 
 
+def character_ranges(text: str, ranges: Sequence[Any]) -> list[tuple[int, int]]:
+    """The ranges tantivy highlights (``start``, ``end``: byte offsets into the UTF-8 of ``text``) as character ranges.
+
+    A range that does not fall on character boundaries is widened to the characters it touches.
+    """
+    if text.isascii():
+        return [(r.start, r.end) for r in ranges]
+    data = text.encode("utf-8")
+
+    def chars(offset: int) -> int:
+        return len(data[:offset].decode("utf-8", errors="ignore"))
+
+    return [(chars(r.start), len(text) - len(data[r.end:].decode("utf-8", errors="ignore"))) for r in ranges]
+
+
 def without_title(snippet: Snippet, title: str) -> Snippet:
     """``snippet`` without leading copies of ``title`` (see the module docstring); highlights shifted.
 
@@ -156,7 +171,7 @@ class SnippetMaker:
             found = self._best_fragment(document)
             text = found.fragment()
             if text and found.highlighted():
-                best = without_title(Snippet(text, [(r.start, r.end) for r in found.highlighted()]), title)
+                best = without_title(Snippet(text, character_ranges(text, found.highlighted())), title)
                 if best.highlights:
                     return best
         content = document.get_first("content") or ""
