@@ -142,29 +142,3 @@ def unpicklable_result(value: int) -> object:
     import threading
 
     return threading.Lock()
-
-
-class LinesSink:
-    """A part sink writing each row as a line of ``rows.txt`` in a directory of its own (the engine tests)."""
-
-    def __init__(self, path: Path, schema: pa.Schema) -> None:
-        path.mkdir()
-        self.rows = 0
-        self._file = (path / "rows.txt").open("w")
-
-    def write(self, batch: pa.RecordBatch) -> None:
-        for row in batch.to_pylist():
-            self._file.write(f"{row['url']} {row['total']}\n")
-        self.rows += batch.num_rows
-
-    def close(self) -> None:
-        self._file.close()
-
-
-class LinesSinkFactory:
-    """:class:`LinesSink` as a job's part sink (picklable: a module-level class)."""
-
-    suffix = ".lines"
-
-    def __call__(self, path: Path, schema: pa.Schema) -> LinesSink:
-        return LinesSink(path, schema)

@@ -211,53 +211,6 @@ def test_a_failed_reduce_leaves_no_part_and_no_attempt_file(tmp_path: Path) -> N
     assert sorted(p.name for p in out.iterdir()) == []
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_a_part_sink_writes_each_part_in_its_own_form(tmp_path: Path, workers: int) -> None:
-    import dataclasses
-
-    lines = tmp_path / "lines.txt"
-    expected = make_lines(lines, 3_000, 7)
-    job = dataclasses.replace(text_job(lines, parts=3), part_sink=engine_jobs.LinesSinkFactory())
-    out = tmp_path / "out"
-    out.mkdir()
-    result = LocalEngine(load_settings(overrides=[f"engine.local.workers={workers}"])).run(job, out)
-    assert sorted(p.name for p in out.iterdir()) == [f"part-{i:05d}.lines" for i in range(3)]
-    got: dict[str, int] = {}
-    for part in range(3):
-        for line in (out / f"part-{part:05d}.lines" / "rows.txt").read_text().splitlines():
-            url, total = line.split(" ")
-            assert part_of_url(url, 3) == part
-            got[url] = int(total)
-    assert got == dict(expected) and result.rows == len(expected)
-
-
-def test_a_failed_reduce_leaves_no_directory_of_its_part_sink(tmp_path: Path) -> None:
-    import dataclasses
-
-    lines = tmp_path / "lines.txt"
-    with lines.open("w") as handle:
-        handle.writelines(f"http://h{i % 5}.example/{i % 40} 1\n" for i in range(400))
-    job = dataclasses.replace(text_job(lines, parts=1), reduce=engine_jobs.reduce_sum_then_fail,
-                              part_sink=engine_jobs.LinesSinkFactory())
-    out = tmp_path / "out"
-    out.mkdir()
-    with pytest.raises(RuntimeError, match="on purpose"):
-        LocalEngine(load_settings(overrides=["engine.batch.rows=7"])).run(job, out)
-    assert sorted(p.name for p in out.iterdir()) == []
-
-
-def test_the_spark_engine_refuses_a_part_sink_before_it_starts(tmp_path: Path) -> None:
-    import dataclasses
-
-    from gossamer.engine.spark import SparkEngine
-
-    lines = tmp_path / "lines.txt"
-    lines.write_text("http://h.example/ 1\n")
-    job = dataclasses.replace(text_job(lines, parts=1), part_sink=engine_jobs.LinesSinkFactory())
-    with pytest.raises(ValueError, match="cannot run on Spark"):
-        SparkEngine(load_settings(overrides=["engine=spark"])).run(job, tmp_path / "out")
-
-
 def test_a_host_column_partitions_like_the_urls() -> None:
     from gossamer.engine.tasks import part_numbers
     from gossamer.store import CRAWLDB_SCHEMA, hosts_of, parts_of_urls

@@ -198,7 +198,6 @@ def test_index_stages_its_actions_as_arrow_parts_with_the_documents_of_the_parqu
         yield from rows
 
     monkeypatch.setattr(indexer, "_read_actions", recording)
-    monkeypatch.setattr("gossamer.index.tantivy_writer.TantivyIndexWriter.part_builder", lambda self: None)
     segments = list((crawl / "segments").iterdir())
     report = indexer.index(crawl / "index", crawl / "crawldb", crawl / "linkdb", segments, settings,
                            IndexOptions(delete_gone=True))
@@ -253,7 +252,6 @@ def test_index_feeds_every_part_when_the_engine_counts_finished_tasks_out_of_par
 
     monkeypatch.setattr(indexer, "run_job", out_of_order)
     monkeypatch.setattr(indexer, "_read_actions", recording)
-    monkeypatch.setattr("gossamer.index.tantivy_writer.TantivyIndexWriter.part_builder", lambda self: None)
     report = indexer.index(crawl / "index", crawl / "crawldb", crawl / "linkdb", list((crawl / "segments").iterdir()),
                            settings, IndexOptions(delete_gone=True))
     assert report.added == len(pages)

@@ -35,7 +35,7 @@ def _run(location: Path, writes: list[str], deletes: list[str]) -> list[str]:
     writer = TantivyIndexWriter(Settings())
     writer.open(str(location), FIELDS)
     sent: list[str] = []
-    writer._writers = {i: _Spy(writer._writer(i), sent) for i in range(writer.shards)}
+    writer._writers = [_Spy(w, sent) for w in writer._writers]
     for url in writes:
         writer.write({"id": url, "content": f"text of {url}"})
     for url in deletes:

@@ -39,7 +39,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -108,32 +107,6 @@ class TaskContext:
 
 MapFn = Callable[[pa.RecordBatch, TaskContext], Iterable[pa.RecordBatch]]
 ReduceFn = Callable[[pa.RecordBatch, TaskContext], Iterable[pa.RecordBatch]]
-
-
-class PartSink(Protocol):
-    """Where a reduce task writes its part: :class:`~gossamer.store.PartWriter`'s interface."""
-
-    rows: int
-    """Rows written so far."""
-
-    def write(self, batch: pa.RecordBatch) -> None:
-        """Append a batch of ``Job.output_schema`` rows."""
-        ...
-
-    def close(self) -> None:
-        """Finish the part (also called after a failed reduce, whose attempt is then removed)."""
-        ...
-
-
-class PartSinkFactory(Protocol):
-    """A job's own form of output part (:attr:`Job.part_sink`); picklable (it travels to the workers)."""
-
-    suffix: str
-    """The part's name ending: part *p* is ``part-NNNNN<suffix>`` in the output directory."""
-
-    def __call__(self, path: Path, schema: pa.Schema) -> PartSink:
-        """A sink writing the part at ``path`` (a local path: a file or a directory the sink creates)."""
-        ...
 
 
 class Split(Protocol):
@@ -213,11 +186,6 @@ class Job:
     ``arrow``: an uncompressed Arrow IPC file (``part-NNNNN.arrow``, not synced to disk;
     :mod:`gossamer.store.arrow_parts`), for a staging output that the job's driver reads back once and
     removes (the index job's actions): no compression paid by the task and again by the driver."""
-
-    part_sink: PartSinkFactory | None = None
-    """Instead of ``output_format``: each part written by a sink of the job's own (a file or a directory,
-    e.g. the index job's documents built into index segments in the reduce tasks).  Local engine and a
-    local output directory only; the engine still writes each part under an attempt name and renames it."""
 
     def __post_init__(self) -> None:
         if self.output_format not in OUTPUT_FORMATS:

@@ -126,8 +126,6 @@ class SparkEngine:
         """Run ``job`` and write its parts into ``output_dir`` (a staging directory every executor can write)."""
         started = time.monotonic()
         check_copartitioned(job)
-        if job.part_sink is not None:
-            raise ValueError(f"job {job.name}: a part sink (local output of the local engine) cannot run on Spark")
         context = spark_session(self.settings, f"gossamer-{job.name}").sparkContext
         budget = Budget.from_settings(self.settings, context.defaultParallelism)
         tasks = [

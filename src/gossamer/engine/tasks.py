@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import Settings
-from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, PartSink, TaskContext, arange
+from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
 from gossamer.engine.gather import gather_slices
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order
 from gossamer.store import (
@@ -166,11 +165,8 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
     output = as_place(output)
     local = output.is_local
     attempt: Place = output.parent / f"{ATTEMPT_PREFIX}{uuid.uuid4().hex[:12]}-{output.name}" if local else output
-    if job.part_sink is not None and not local:
-        raise ValueError(f"job {job.name}: a part sink writes local output only, not {output}")
-    writer: PartSink = (
-        job.part_sink(attempt.local_path(), job.output_schema) if job.part_sink is not None
-        else ArrowPartWriter(attempt, job.output_schema) if job.output_format == "arrow"
+    writer: PartWriter | ArrowPartWriter = (
+        ArrowPartWriter(attempt, job.output_schema) if job.output_format == "arrow"
         else PartWriter(attempt, job.output_schema, budget.row_group_rows, budget.compression))
     try:
         try:
@@ -183,26 +179,13 @@ def reduce_part(job: Job, ctx: TaskContext, budget: Budget, runs: list[Path], pa
             os.replace(attempt.local_path(), output.local_path())
     except BaseException:
         if local:
-            _remove_attempt(attempt.local_path())
+            attempt.delete_file()
         raise
     return writer.rows
 
 
-def _remove_attempt(path: Path) -> None:
-    """Remove a failed attempt's part: a file, or the directory a part sink made."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-
-
 def output_part_name(job: Job, part: int) -> str:
-    """The name of part ``part`` of ``job``'s output: ``part-NNNNN`` and its form's suffix.
-
-    ``.parquet`` or ``.arrow`` (:attr:`Job.output_format`), or the part sink's own (:attr:`Job.part_sink`).
-    """
-    if job.part_sink is not None:
-        return part_name(part, job.part_sink.suffix)
+    """The file name of part ``part`` of ``job``'s output: ``part-NNNNN.parquet``, or ``.arrow`` (Job.output_format)."""
     return part_name(part, ARROW_SUFFIX) if job.output_format == "arrow" else part_name(part)
 
 

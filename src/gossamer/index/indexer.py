@@ -35,7 +35,7 @@ from gossamer.index.analysis import Analysis
 from gossamer.index.documents import IndexOptions, JsonDocument
 from gossamer.index.job import ACTION_ADD, actions_job, index_inputs, inlink_sources_read
 from gossamer.index.schema import merge_fields
-from gossamer.plugins import IndexField, IndexingFilter, IndexPartBuilder, IndexWriter, PluginRepository
+from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
 from gossamer.store import (
     ARROW_SUFFIX,
     Place,
@@ -155,8 +155,6 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
 
     def feed(writers: list[IndexWriter]) -> None:
         staging = new_staging_dir(index_dir)
-        builder = _part_builder(writers, settings, index_dir)
-        suffix = builder.suffix if builder is not None else ARROW_SUFFIX
         fed = 0
         lock = threading.Lock()  # a cluster engine reports progress from its own thread
 
@@ -171,14 +169,8 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
             nonlocal fed
             with lock:
                 while fed < upto:
-                    part = as_place(staging) / part_name(fed, suffix)
-                    if not finished and not part.exists():
+                    if not finished and not _part_written(staging, fed):
                         return
-                    if builder is not None:
-                        if part.exists():
-                            writers[0].adopt_part(part.local_path())
-                        fed += 1
-                        continue
                     for url, action, doc, vector in _read_actions(staging, fed):
                         for writer in writers:
                             if action == ACTION_ADD:
@@ -195,8 +187,7 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
                 send(done, finished=False)
 
         try:
-            job = actions_job(inputs, options, parts, STAGING_FORMAT, part_sink=builder)
-            result = run_job(job, staging, settings, on_progress)
+            result = run_job(actions_job(inputs, options, parts, STAGING_FORMAT), staging, settings, on_progress)
             report.counters.update(result.counters)
             report.errors.extend(result.errors)
             send(parts, finished=True)
@@ -211,15 +202,12 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
     return report
 
 
-def _part_builder(writers: list[IndexWriter], settings: Settings, index_dir: Place) -> IndexPartBuilder | None:
-    """The writer's builder of parts in the job's tasks, when it may be used (see ``IndexWriter.part_builder``).
+def _part_written(directory: Place, part: int) -> bool:
+    """Whether part ``part`` of the job's output is complete.
 
-    A part is written under a temporary name and renamed (an object store's object appears when its upload
-    completes), so a part that exists is complete.
+    A part is written under a temporary name and renamed; an object store's object appears when its upload completes.
     """
-    if len(writers) != 1 or settings.get_str("engine") != "local" or not index_dir.is_local:
-        return None
-    return writers[0].part_builder()
+    return (as_place(directory) / part_name(part, ARROW_SUFFIX)).is_file()
 
 
 def _read_actions(directory: Place, part: int) -> Iterator[tuple[str, int, str, np.ndarray | None]]:

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import InlinkList
-from gossamer.engine import Input, Job, PartSinkFactory, TableSource, TaskContext
+from gossamer.engine import Input, Job, TableSource, TaskContext
 from gossamer.index.document_values import (
     DELETE_DB_STATUSES,
     KIND_DB,
@@ -262,18 +262,15 @@ def index_inputs(crawldb: TableVersion | None, linkdb: TableVersion | None, segm
     return inputs, notes
 
 
-def actions_job(inputs: list[Input], options: IndexOptions, parts: int, output_format: str = "parquet",
-                part_sink: PartSinkFactory | None = None) -> Job:
+def actions_job(inputs: list[Input], options: IndexOptions, parts: int, output_format: str = "parquet") -> Job:
     """The engine job writing :data:`ACTIONS_SCHEMA` parts.
 
     ``output_format``: ``parquet`` (a table anyone may open), or ``arrow`` for ``index``'s own staging,
     which its driver reads back once (:attr:`~gossamer.engine.Job.output_format`); the rows are the same.
-    ``part_sink``: the index writer's own part form instead (``IndexWriter.part_builder``: the documents
-    indexed in the reduce tasks).
     """
     return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts,
                partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True, reduce_in_memory=True,
-               reduce_batch_rows=REDUCE_BATCH_ROWS, output_format=output_format, part_sink=part_sink)
+               reduce_batch_rows=REDUCE_BATCH_ROWS, output_format=output_format)
 
 
 __all__ = ["ACTIONS_SCHEMA", "ACTION_ADD", "ACTION_DELETE", "SHUFFLE_SCHEMA", "actions_job", "index_inputs",

@@ -34,7 +34,6 @@ from gossamer.core import Settings
 from gossamer.index.analysis import register_analyzers
 from gossamer.index.ballast import add_ballast, ballast_document, ballast_needed, engine_stats
 from gossamer.index.documents import document_json
-from gossamer.index.part_segments import ACTION_ADD, PartSegments, attach_segments, part_actions, segment_files
 from gossamer.index.schema import build_schema
 from gossamer.index.store import IndexDescription, finish_index, link_copy, shard_name, shard_of
 from gossamer.index.target import IndexTarget
@@ -96,18 +95,12 @@ class TantivyIndexWriter(IndexWriter):
         self.notes: list[str] = []
         self._target: IndexTarget | None = None
         self._staging: Path | None = None
-        self._indexes: list[tantivy.Index] = []
-        self._writers: dict[int, tantivy.IndexWriter] = {}
-        """Each shard's writer, opened at its first write or delete (a run whose documents all come in
-        adopted parts into a new index opens none)."""
-        self._threads = 1
+        self._writers: list[tantivy.IndexWriter] = []
         self._fields: tuple[IndexField, ...] = ()
         self.directory: str | None = None
         self._existing: IndexDescription | None = None
         self._vectors: list[ShardVectorWriter] = []
         self._first = FirstWrites(False)
-        self._adopted: list[list[dict[str, Any]]] = []
-        self._heap_per_shard = 0
 
     def open(self, location: str, fields: Sequence[IndexField]) -> None:
         self._fields = tuple(fields)
@@ -132,8 +125,6 @@ class TantivyIndexWriter(IndexWriter):
             cores = os.cpu_count() or 1
             threads = max(1, min(cores // self.shards, self.heap_bytes // self.shards // MIN_HEAP_PER_THREAD))
             heap = max(self.heap_bytes // self.shards, MIN_HEAP_PER_THREAD * threads)
-            self._heap_per_shard, self._threads = heap, threads
-            self._adopted = [[] for _ in range(self.shards)]
             for i in range(self.shards):
                 target = self._staging / shard_name(i)
                 if live is not None:
@@ -143,7 +134,7 @@ class TantivyIndexWriter(IndexWriter):
                     target.mkdir()
                     index = tantivy.Index(schema, path=str(target), reuse=False)
                 register_analyzers(index, (f.name for f in self._fields))
-                self._indexes.append(index)
+                self._writers.append(index.writer(heap_size=heap, num_threads=threads))
             self._vectors = vector_writers(self.settings, live, self._staging, self.shards)
         except BaseException:
             self.close()
@@ -152,7 +143,7 @@ class TantivyIndexWriter(IndexWriter):
     def write(self, doc: Mapping[str, Any]) -> None:
         url = str(doc["id"])
         shard = shard_of(url, self.shards)
-        writer = self._writer(shard)
+        writer = self._writers[shard]
         if self._first.needs_delete(url):
             writer.delete_documents_by_term("id", url)
         if self._vectors:
@@ -160,57 +151,21 @@ class TantivyIndexWriter(IndexWriter):
         text = getattr(doc, "json", None)
         writer.add_json(text if isinstance(text, str) else document_json(doc))
 
-    def _writer(self, shard: int) -> tantivy.IndexWriter:
-        """Shard ``shard``'s writer (opened now if it is not yet)."""
-        writer = self._writers.get(shard)
-        if writer is None:
-            writer = self._indexes[shard].writer(heap_size=self._heap_per_shard, num_threads=self._threads)
-            self._writers[shard] = writer
-        return writer
-
-    def part_builder(self) -> PartSegments | None:
-        """Documents indexed in the job's tasks (:mod:`gossamer.index.part_segments`).
-
-        ``None`` while page vectors are written: they are embedded from the documents here.
-        """
-        if self._vectors or not self._indexes:
-            return None
-        cores = os.cpu_count() or 1
-        heap = max(MIN_HEAP_PER_THREAD, self._heap_per_shard // cores)
-        return PartSegments(self._fields, self.shards, heap)
-
-    def adopt_part(self, part: Path) -> None:
-        """Apply a part's deletes now and link its segments in; they join the index at :meth:`commit`."""
-        assert self._staging is not None
-        for url, action in part_actions(part):
-            if action != ACTION_ADD:
-                self.delete(url)
-            elif self._first.needs_delete(url):
-                self._writer(shard_of(url, self.shards)).delete_documents_by_term("id", url)
-        for i in range(self.shards):
-            source = part / shard_name(i)
-            if source.is_dir():
-                self._adopted[i].extend(segment_files(source, self._staging / shard_name(i)))
-
     def delete(self, url: str) -> None:
         shard = shard_of(url, self.shards)
         if self._first.may_hold(url):  # a delete of what a new index never held would only cost tantivy work
-            self._writer(shard).delete_documents_by_term("id", url)
+            self._writers[shard].delete_documents_by_term("id", url)
         if self._vectors:
             self._vectors[shard].delete(url)
 
     def commit(self) -> None:
         assert self._staging is not None and self._target is not None
-        for writer in self._writers.values():
+        for writer in self._writers:
             writer.commit()
-        for writer in self._writers.values():
-            writer.wait_merging_threads()
-        self._writers = {}
-        self._indexes = []
-        for i, entries in enumerate(self._adopted):
-            attach_segments(self._staging / shard_name(i), entries)
-        self._adopted = []
         ballast = self._top_up_ballast()
+        for writer in self._writers:
+            writer.wait_merging_threads()
+        self._writers = []
         docs = 0
         for i in range(self.shards):
             index = tantivy.Index.open(str(self._staging / shard_name(i)))
@@ -237,12 +192,8 @@ class TantivyIndexWriter(IndexWriter):
             stats.append(engine_stats(index, index.searcher(), text_fields))
         for i, need in enumerate(ballast_needed(stats, held)):
             if need:
-                index = tantivy.Index.open(str(self._staging / shard_name(i)))
-                register_analyzers(index, (f.name for f in self._fields))
-                writer = index.writer(heap_size=MIN_HEAP_PER_THREAD, num_threads=1)
-                writer.add_json(json.dumps(ballast_document(need)))
-                writer.commit()
-                writer.wait_merging_threads()
+                self._writers[i].add_json(json.dumps(ballast_document(need)))
+                self._writers[i].commit()
                 held[i] = add_ballast(held[i], need)
         return held
 
@@ -250,15 +201,13 @@ class TantivyIndexWriter(IndexWriter):
         return self._existing.ballast_of(shard) if self._existing is not None else None
 
     def close(self) -> None:
-        for writer in self._writers.values():
+        for writer in self._writers:
             try:
                 writer.rollback()
             except ValueError:
                 pass
-        self._writers = {}
-        self._indexes = []
+        self._writers = []
         self._vectors = []
-        self._adopted = []
         if self._staging is not None:
             IndexTarget.discard(self._staging)
             self._staging = None

@@ -32,7 +32,6 @@ from gossamer.plugins.api_index import (
     IndexField,
     IndexingFilter,
     IndexInput,
-    IndexPartBuilder,
     IndexWriter,
     PageBatch,
     QueryContext,
@@ -45,8 +44,7 @@ if TYPE_CHECKING:
     from selectolax.lexbor import LexborHTMLParser
 
 __all__ = [
-    "FetchSchedule", "HtmlParseFilter", "IndexField", "IndexInput", "IndexPartBuilder", "IndexWriter",
-    "IndexingFilter", "PageBatch",
+    "FetchSchedule", "HtmlParseFilter", "IndexField", "IndexInput", "IndexWriter", "IndexingFilter", "PageBatch",
     "ParseResult", "Parser", "PluginNotConfigured", "Protocol", "ProtocolOutput", "QueryContext", "QueryFilter",
     "RobotsRequest", "RobotsResponse", "ScoringFilter", "Signature", "URLExemptionFilter", "URLFilter",
     "URLNormalizer", "EXTENSION_POINTS",

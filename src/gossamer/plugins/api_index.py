@@ -17,9 +17,6 @@ from gossamer.core import Clause, CrawlDatum, Inlink
 from gossamer.plugins.parse_result import ParseResult
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    import pyarrow as pa
     import tantivy
 
 
@@ -167,22 +164,6 @@ class IndexingFilter(ABC):
                     batch.fail(i, exc, docs)
 
 
-class IndexPartBuilder(TypingProtocol):
-    """Builds one part of the index job's output in a reduce task (:meth:`IndexWriter.part_builder`).
-
-    Picklable; ``builder(path, schema)`` returns a sink with ``write(batch)`` (rows of the index job's
-    actions: ``url``, ``action`` 1 = add with its JSON ``doc``, 2 = delete; ``vector``), ``close()``
-    and ``rows``, that creates ``path`` (a file or directory) and writes the part there; the engine
-    renames it to ``part-NNNNN<suffix>`` once complete.
-    """
-
-    suffix: str
-
-    def __call__(self, path: Path, schema: pa.Schema) -> Any:
-        """A sink writing one part at ``path``."""
-        ...
-
-
 class IndexWriter(ABC):
     """Receives index actions: add/replace documents by URL, delete by URL, commit.
 
@@ -212,21 +193,3 @@ class IndexWriter(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release resources; uncommitted work is dropped."""
-
-    def part_builder(self) -> IndexPartBuilder | None:
-        """Optionally, a picklable builder that indexes the job's documents in its own reduce tasks.
-
-        Called after ``open``, and used only when this is the one active writer, the engine is the
-        local one and the index is local: each reduce task writes its part with the builder (see
-        :class:`IndexPartBuilder`) and the driver hands the finished part to :meth:`adopt_part`
-        instead of calling ``write`` and ``delete`` for its actions.  ``None`` (the default): every
-        document comes through ``write``.
-        """
-        return None
-
-    def adopt_part(self, part: Path) -> None:
-        """Take a part written by :meth:`part_builder`'s sink: its adds and deletes take effect at ``commit``.
-
-        Parts are adopted in part order, each once; the part's files may be removed after this returns.
-        """
-        raise NotImplementedError(f"{type(self).__name__} builds no parts")
