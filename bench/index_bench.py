@@ -27,9 +27,13 @@ Peer in the same run, ``tantivy_floor`` (:mod:`bench.tantivy_floor`): bare tanti
 same parsed pages (id, url, title, content; Gossamer's analyzer and writer settings) read straight
 from the segments — no crawldb/linkdb join, no indexing filters. Ratios: ``gossamer index`` wall,
 CPU per document and peak memory against it (lower is better; 1.0 = Gossamer's pipeline costs nothing).
+Then :data:`~bench.index_pairs.PAIRS` more alternating pairs of the index step (into a new index) and the
+floor (:mod:`bench.index_pairs`; none with ``--quick``): ``pairs`` lists every pair's walls and docs/s ratio,
+``ratios.index_docs_per_s_vs_tantivy_floor_median`` their median — the same code's single pair moved
+0.44–0.53 within minutes on the shared machine.
 Goals (not judged with ``--quick``, where start-up dominates): index at >= 3,000 docs/s on this 2-core
-machine (issue 5); its docs/s >= 0.5 x the floor's in the same run (issue 22); with embeddings >= 2,500
-docs/s (issue 20).
+machine (issue 5); its docs/s >= 0.5 x the floor's, the median of the alternating pairs (issue 22); with
+embeddings >= 2,500 docs/s (issue 20).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from bench.doc_index import (
     index_steps,
     work_crawl,
 )
+from bench.index_pairs import PAIRS, median_ratio, more_pairs, pair_ratios
 from bench.inject_bench import dir_size, gossamer_executable
 from bench.steps import StepRunner, work_dir
 
@@ -157,19 +162,26 @@ def run(opts: BenchOptions) -> dict[str, Any]:
                         max(step["peak_tree_rss_mb"], step["max_rss_mb"])
                         / max(fstep["peak_tree_rss_mb"], fstep["max_rss_mb"]), 3),
                 }
-        cache_untouched_check(run_, cache)
         rate = step.get("docs_per_s")
         floor_rate = run_.steps.get("tantivy_floor", {}).get("docs_per_s")
         share = round(rate / floor_rate, 3) if rate and floor_rate else None
         if share is not None:
             result.setdefault("ratios", {})["index_docs_per_s_vs_tantivy_floor"] = share
+        suffixes = [""] + (more_pairs(run_, crawl, work, 0 if opts.quick else PAIRS, ANCHOR_SETTINGS)
+                           if share is not None else [])
+        result["pairs"] = pair_ratios(run_.steps, suffixes)
+        median = median_ratio(result["pairs"])
+        if median is not None:
+            result["ratios"]["index_docs_per_s_vs_tantivy_floor_median"] = median
+        cache_untouched_check(run_, cache)
         semantic_rate = run_.steps.get("index_semantic", {}).get("docs_per_s")
         goals = [] if opts.quick else [
             {"goal": f"index >= {GOAL_DOCS_PER_S:,.0f} docs/s (wall, start-up included)", "value": rate,
              "met": bool(rate and rate >= GOAL_DOCS_PER_S and "error" not in step)},
-            {"goal": f"index >= {100 * GOAL_FLOOR_SHARE:.0f} % of the tantivy floor's docs/s, same run (issue 22)",
-             "value": None if share is None else round(100 * share, 1),
-             "met": bool(share and share >= GOAL_FLOOR_SHARE)},
+            {"goal": f"index >= {100 * GOAL_FLOOR_SHARE:.0f} % of the tantivy floor's docs/s, median of "
+                     f"{len(result['pairs'])} alternating pairs (issue 22)",
+             "value": None if median is None else round(100 * median, 1),
+             "met": bool(median and median >= GOAL_FLOOR_SHARE)},
             {"goal": f"index with embeddings >= {GOAL_SEMANTIC_DOCS_PER_S:,.0f} docs/s (issue 20)",
              "value": semantic_rate, "met": bool(semantic_rate and semantic_rate >= GOAL_SEMANTIC_DOCS_PER_S)}]
         result.update({"setup": setup.steps, "steps": run_.steps, "checks": setup.checks + run_.checks,

@@ -1,0 +1,68 @@
+"""More alternating runs of ``gossamer index`` and of its tantivy floor, for a ratio the machine's drift cannot sway.
+
+On the shared 2-core machines the same code's single-run ratio of ``index`` to the floor moved 0.44–0.53 within
+ten minutes (session 37, bench/README.md): one pair cannot tell a change of a few per cent.  After the benchmark's
+own index step and floor step (pair 0), :func:`more_pairs` runs ``n`` more pairs — the index step into a new index
+directory (a fresh index, as the first run built), then the floor into a new directory — each step after ``sync``,
+each pair's outputs removed before the next.  :func:`pair_ratios` gives each pair's docs/s ratio; the benchmark's
+goal reads their median.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.doc_index import defines, index_summary
+from bench.inject_bench import gossamer_executable
+from bench.steps import StepRunner
+
+PAIRS = 3
+"""Pairs after the benchmark's own (4 in all); 0 with ``--quick``."""
+
+
+def more_pairs(run: StepRunner, crawl: Path, work: Path, n: int, extra_defines: dict[str, Any]) -> list[str]:
+    """Run ``n`` more pairs (steps ``index_pair<i>``, ``tantivy_floor_pair<i>``, i = 1 … n); their names' suffixes."""
+    done: list[str] = []
+    for i in range(1, n + 1):
+        index_dir, floor_dir = work / f"index-pair{i}", work / f"tantivy-floor-pair{i}"
+        m = run.step(f"index_pair{i}", [gossamer_executable(), "index", str(crawl / "crawldb"), "-linkdb",
+                                        str(crawl / "linkdb"), "-dir", str(crawl / "segments"), "-deleteGone",
+                                        "--index", str(index_dir), *defines(extra_defines)], settle=True)
+        if m is not None:
+            added = index_summary(m.stdout).get("added")
+            run.steps[f"index_pair{i}"]["docs"] = added
+        f = run.step(f"tantivy_floor_pair{i}", [sys.executable, "-m", "bench.tantivy_floor",
+                                                str(crawl / "segments"), str(floor_dir)], settle=True)
+        if f is not None:
+            run.steps[f"tantivy_floor_pair{i}"]["docs"] = json.loads(f.stdout.strip().splitlines()[-1])["docs"]
+        shutil.rmtree(index_dir, ignore_errors=True)
+        shutil.rmtree(floor_dir, ignore_errors=True)
+        if m is not None and f is not None:
+            done.append(f"_pair{i}")
+    return done
+
+
+def pair_ratios(steps: dict[str, dict[str, Any]], suffixes: list[str]) -> list[dict[str, Any]]:
+    """Per pair (``""`` = the benchmark's own steps): both walls and the index's docs/s over the floor's."""
+    out = []
+    for suffix in suffixes:
+        index, floor = steps.get(f"index{suffix}", {}), steps.get(f"tantivy_floor{suffix}", {})
+        if not (index.get("docs") and index.get("wall_s") and floor.get("docs") and floor.get("wall_s")):
+            continue
+        ratio = (index["docs"] / index["wall_s"]) / (floor["docs"] / floor["wall_s"])
+        out.append({"pair": suffix or "_pair0", "index_wall_s": index["wall_s"], "index_cpu_s": index.get("cpu_s"),
+                    "floor_wall_s": floor["wall_s"], "floor_cpu_s": floor.get("cpu_s"), "ratio": round(ratio, 3)})
+    return out
+
+
+def median_ratio(pairs: list[dict[str, Any]]) -> float | None:
+    """The median of the pairs' ratios (None without a pair)."""
+    return round(statistics.median(p["ratio"] for p in pairs), 3) if pairs else None
+
+
+__all__ = ["PAIRS", "median_ratio", "more_pairs", "pair_ratios"]
