@@ -284,6 +284,13 @@ def index_summary(stdout: str) -> dict[str, Any]:
     return out
 
 
+def index_argv(crawl: Path, linkdb: Path, extra_defines: dict[str, Any], index_dir: Path | None = None) -> list[str]:
+    """``gossamer index`` of every segment of ``crawl``, ``-deleteGone``, into ``index_dir`` (else ``crawl/index``)."""
+    target = ["--index", str(index_dir)] if index_dir is not None else []
+    return [gossamer_executable(), "index", str(crawl / "crawldb"), "-linkdb", str(linkdb), "-dir",
+            str(crawl / "segments"), "-deleteGone", *target, *defines(extra_defines)]
+
+
 def index_steps(run: StepRunner, crawl: Path, prefix: str = "", linkdb: Path | None = None,
                 extra_defines: dict[str, Any] | None = None) -> dict[str, Any]:
     """``invertlinks`` (unless ``linkdb`` is given: an existing one is used) → ``dedup`` → ``index``.
@@ -307,8 +314,7 @@ def index_steps(run: StepRunner, crawl: Path, prefix: str = "", linkdb: Path | N
         return facts
     facts["dedup"] = dedup_summary(m.stdout)
     t0 = time.perf_counter()
-    m = run.step(f"{prefix}index", [gossamer, "index", str(crawl / "crawldb"), "-linkdb", str(linkdb),
-                                    "-dir", str(crawl / "segments"), "-deleteGone", *extra], settle=True)
+    m = run.step(f"{prefix}index", index_argv(crawl, linkdb, extra_defines or {}), settle=True)
     if m is None:
         return facts
     facts["index"] = index_summary(m.stdout)

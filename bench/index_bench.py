@@ -58,6 +58,7 @@ from bench.doc_index import (
 from bench.index_pairs import PAIRS, median_ratio, more_pairs, pair_ratios
 from bench.inject_bench import dir_size, gossamer_executable
 from bench.steps import StepRunner, work_dir
+from bench.tantivy_floor import floor_argv, floor_docs
 
 NAME: str = "index"
 DESCRIPTION: str = "invertlinks, dedup and index of the crawled local doc web (~50k pages; crawl cached)"
@@ -143,16 +144,14 @@ def run(opts: BenchOptions) -> dict[str, Any]:
             run_.check("search_answers", bool(hits), f"{len(hits)} hits for {SMOKE_QUERY!r}")
         if facts.get("ok"):
             _semantic_step(run_, crawl, work, docs)
-        floor = run_.step("tantivy_floor", [sys.executable, "-m", "bench.tantivy_floor", str(crawl / "segments"),
-                                            str(work / "tantivy-floor")], settle=True)
+        floor = run_.step("tantivy_floor", floor_argv(crawl / "segments", work / "tantivy-floor"), settle=True)
         run_.steps.get("tantivy_floor", {}).pop("urls_per_s", None)
         if floor is not None:
-            peer = json.loads(floor.stdout.strip().splitlines()[-1])
             fstep = run_.steps["tantivy_floor"]
-            fstep["docs"] = peer["docs"]
-            fstep["docs_per_s"] = round(peer["docs"] / fstep["wall_s"], 1)
-            fstep["urls_per_s"] = round(peer["docs"] / fstep["wall_s"])
-            fstep["cpu_ms_per_doc"] = round(1000 * fstep["cpu_s"] / peer["docs"], 3)
+            fstep["docs"] = floor_docs(floor.stdout)
+            fstep["docs_per_s"] = round(fstep["docs"] / fstep["wall_s"], 1)
+            fstep["urls_per_s"] = round(fstep["docs"] / fstep["wall_s"])
+            fstep["cpu_ms_per_doc"] = round(1000 * fstep["cpu_s"] / fstep["docs"], 3)
             result["sizes"]["tantivy_floor"] = dir_size(work / "tantivy-floor")
             if step.get("docs_per_s"):
                 result["ratios"] = {
@@ -172,7 +171,7 @@ def run(opts: BenchOptions) -> dict[str, Any]:
         result["pairs"] = pair_ratios(run_.steps, suffixes)
         median = median_ratio(result["pairs"])
         if median is not None:
-            result["ratios"]["index_docs_per_s_vs_tantivy_floor_median"] = median
+            result.setdefault("ratios", {})["index_docs_per_s_vs_tantivy_floor_median"] = median
         cache_untouched_check(run_, cache)
         semantic_rate = run_.steps.get("index_semantic", {}).get("docs_per_s")
         goals = [] if opts.quick else [

@@ -10,16 +10,14 @@ goal reads their median.
 
 from __future__ import annotations
 
-import json
 import shutil
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
-from bench.doc_index import defines, index_summary
-from bench.inject_bench import gossamer_executable
+from bench.doc_index import index_argv, index_summary
 from bench.steps import StepRunner
+from bench.tantivy_floor import floor_argv, floor_docs
 
 PAIRS = 3
 """Pairs after the benchmark's own (4 in all); 0 with ``--quick``."""
@@ -30,16 +28,12 @@ def more_pairs(run: StepRunner, crawl: Path, work: Path, n: int, extra_defines: 
     done: list[str] = []
     for i in range(1, n + 1):
         index_dir, floor_dir = work / f"index-pair{i}", work / f"tantivy-floor-pair{i}"
-        m = run.step(f"index_pair{i}", [gossamer_executable(), "index", str(crawl / "crawldb"), "-linkdb",
-                                        str(crawl / "linkdb"), "-dir", str(crawl / "segments"), "-deleteGone",
-                                        "--index", str(index_dir), *defines(extra_defines)], settle=True)
+        m = run.step(f"index_pair{i}", index_argv(crawl, crawl / "linkdb", extra_defines, index_dir), settle=True)
         if m is not None:
-            added = index_summary(m.stdout).get("added")
-            run.steps[f"index_pair{i}"]["docs"] = added
-        f = run.step(f"tantivy_floor_pair{i}", [sys.executable, "-m", "bench.tantivy_floor",
-                                                str(crawl / "segments"), str(floor_dir)], settle=True)
+            run.steps[f"index_pair{i}"]["docs"] = index_summary(m.stdout).get("added")
+        f = run.step(f"tantivy_floor_pair{i}", floor_argv(crawl / "segments", floor_dir), settle=True)
         if f is not None:
-            run.steps[f"tantivy_floor_pair{i}"]["docs"] = json.loads(f.stdout.strip().splitlines()[-1])["docs"]
+            run.steps[f"tantivy_floor_pair{i}"]["docs"] = floor_docs(f.stdout)
         shutil.rmtree(index_dir, ignore_errors=True)
         shutil.rmtree(floor_dir, ignore_errors=True)
         if m is not None and f is not None:

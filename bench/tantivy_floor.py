@@ -27,6 +27,16 @@ import tantivy
 HEAP_BYTES: int = 256 * 1024 * 1024
 
 
+def floor_argv(segments: Path, out: Path) -> list[str]:
+    """The command line that runs this peer over ``segments`` into ``out``."""
+    return [sys.executable, "-m", "bench.tantivy_floor", str(segments), str(out)]
+
+
+def floor_docs(stdout: str) -> int:
+    """The documents a run indexed, from its last output line."""
+    return int(json.loads(stdout.strip().splitlines()[-1])["docs"])
+
+
 def main(argv: list[str]) -> None:
     """Entry point (see the module docstring)."""
     if len(argv) != 2:

@@ -21,6 +21,8 @@ from gossamer.cli.args import command_of
 JOB_COMMANDS = frozenset({"inject", "generate", "updatedb", "invertlinks", "mergelinkdb", "dedup", "index", "mergedb",
                           "webgraph", "linkrank", "scoreupdater", "sitemap", "import-nutch"})
 """Commands whose work is local-engine jobs with worker processes."""
+
+
 def runs_local_jobs(args: list[str]) -> bool:
     """Whether ``args`` name a command of :data:`JOB_COMMANDS` on the local engine, on a machine of 2+ cores."""
     if command_of(args) not in JOB_COMMANDS or (os.cpu_count() or 1) < 2 or "--help" in args or "-h" in args:

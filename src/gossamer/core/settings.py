@@ -39,11 +39,11 @@ from gossamer.core.property import Property, Value, format_value
 
 ENV_PREFIX = "GOSSAMER_"
 ENV_CONF = "GOSSAMER_CONF"
+"""Environment variable naming a configuration file or directory (not a property)."""
 ENV_SWITCHES = frozenset({ENV_CONF, "GOSSAMER_START_METHOD", "GOSSAMER_LINKWALK", "GOSSAMER_OUTLINKS",
                           "GOSSAMER_LANGID"})
 """``GOSSAMER_*`` variables that are not properties: how the program runs (the configuration path, how engine
 workers start, the pure-Python paths instead of the C extensions); read where they act, never as settings."""
-"""Environment variable naming a configuration file or directory (not a property)."""
 CONFIG_FILE_NAMES = ("nutch-site.xml", "gossamer.toml")
 
 _REGISTRY: dict[str, Property] = {p.name: p for p in PROPERTIES}
