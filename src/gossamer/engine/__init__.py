@@ -30,6 +30,7 @@ from gossamer.engine.runner import run_job
 from gossamer.engine.sorted_part import SortedPartWriter
 from gossamer.engine.sources import TableSource, TextSource
 from gossamer.engine.spawn_main import keep_main_script_out_of_children
+from gossamer.engine.spill_budget import SpillBudget
 from gossamer.engine.table_job import TableJobReport, TableJobRun, run_table_job, table_lock
 from gossamer.engine.task_api import NullReporter, TaskFailed, TaskProgressFn, TaskReporter
 from gossamer.engine.task_runner import default_task_count, run_tasks
@@ -49,6 +50,7 @@ __all__ = [
     "ProgressFn",
     "ReduceFn",
     "SortedPartWriter",
+    "SpillBudget",
     "BackgroundJob",
     "Split",
     "TableJobReport",

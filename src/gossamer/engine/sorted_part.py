@@ -35,7 +35,8 @@ from gossamer.engine.api import SEQ_COLUMN, SRC_COLUMN
 from gossamer.engine.background_job import BackgroundJob
 from gossamer.engine.gather import gather_slices
 from gossamer.engine.memory import trim_malloc
-from gossamer.engine.sort import merge_sorted, read_run, sort_order, write_sorted_run
+from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order, write_sorted_run
+from gossamer.engine.spill_budget import SpillBudget
 from gossamer.store import PartWriter
 
 _BATCH_ROWS = 8192
@@ -44,7 +45,14 @@ _RUN_BATCH_BYTES = 1 << 20
 merge step sorts up to one batch of every run.  Measured on 10 runs of page text (64 MB each): the
 merge added 272 MB to the process with 8 MB batches, 94 MB with 1 MB batches, at no more CPU."""
 _CHUNK_BYTES = 32 << 20
-"""Target size of one merged chunk / Parquet row group (wide rows, e.g. page text, get fewer rows)."""
+"""Target size of one Parquet row group (wide rows, e.g. page text, get fewer rows)."""
+_MERGE_CHUNK_BYTES = 4 << 20
+"""Target size of one table the merge of the runs hands to the part writer."""
+MERGE_FAN_IN = 16
+"""Most runs merged at once.  The merge holds about two batches per run, and each of its steps
+visits every run; a fetch process of a 5,000-host polite crawl spills ~70 runs of page text, whose
+one merge held ~100 MB more than the process's fetching did.  Beyond this many runs, the smallest
+are merged into larger runs first (:func:`~gossamer.engine.sort.reduce_fan_in`)."""
 
 
 def _write_run_then_trim(path: Path, holder: list[pa.Table], key: str, batch_rows: int) -> None:
@@ -64,18 +72,26 @@ class SortedPartWriter:
     stays near 32 MB.  Memory stays bounded however many runs there are: a run's
     batches are ~1 MB and the merge holds one per run.  ``spill_in_thread`` spills in a
     background thread (module docstring); an error there is raised by the next :meth:`add`
-    or by :meth:`close`.  Not thread-safe: one caller thread.
+    or by :meth:`close`.  With a ``budget`` (:class:`~gossamer.engine.spill_budget.SpillBudget`) the
+    writer spills when the budget says so, on the budget's thread, and ``memory_bytes`` and
+    ``spill_in_thread`` are not used.  Not thread-safe: one caller thread.
     """
 
     def __init__(self, path: Path, schema: pa.Schema, key: str = "url", memory_bytes: int = 64 << 20,
-                 row_group_rows: int = 10_000, compression: str = "zstd", spill_in_thread: bool = False) -> None:
+                 row_group_rows: int = 10_000, compression: str = "zstd", spill_in_thread: bool = False,
+                 budget: SpillBudget | None = None) -> None:
         self.path = Path(path)
         self.schema = schema
         self.key = key
         self.memory_bytes = max(1 << 20, memory_bytes)
         self.spill_bytes = self.memory_bytes // 2 if spill_in_thread else self.memory_bytes
-        """The buffer spills when it holds this much."""
-        self._spiller = BackgroundJob("sorted-part-spill") if spill_in_thread else None
+        """The buffer spills when it holds this much (without a budget)."""
+        self._budget = budget
+        if budget is not None:
+            self._spiller: BackgroundJob | None = budget.spiller
+            budget.join(self)
+        else:
+            self._spiller = BackgroundJob("sorted-part-spill") if spill_in_thread else None
         self.row_group_rows = row_group_rows
         self.compression = compression
         self.rows = 0
@@ -100,7 +116,24 @@ class SortedPartWriter:
         for piece in table.to_batches():
             self._buffer.append(piece)
             self._buffered_bytes += piece.nbytes
-        if self._buffered_bytes >= self.spill_bytes:
+        if self._budget is not None:
+            self._budget.grew()
+        elif self._buffered_bytes >= self.spill_bytes:
+            self._spill()
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes of rows buffered, not yet handed to a run."""
+        return self._buffered_bytes
+
+    @property
+    def spilled_runs(self) -> int:
+        """Runs spilled so far (``close`` merges them)."""
+        return len(self._runs)
+
+    def spill(self) -> None:
+        """Hand the buffer to the spill thread now, as the next run (what a :class:`SpillBudget` calls)."""
+        if self._buffer:
             self._spill()
 
     def _take_buffer(self) -> pa.Table:
@@ -126,7 +159,9 @@ class SortedPartWriter:
             self._spiller.wait()
 
     def _stop_thread(self) -> None:
-        if self._spiller is not None:
+        if self._budget is not None:
+            self._budget.leave(self)  # the budget's thread is the budget's to stop
+        elif self._spiller is not None:
             self._spiller.stop()
 
     def _rows_for(self, target_bytes: int, most: int) -> int:
@@ -152,7 +187,10 @@ class SortedPartWriter:
                 if self._buffer:
                     self._spill()
                     self._wait_spill()
-                chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key, group_rows)
+                merge_rows = self._rows_for(_MERGE_CHUNK_BYTES, group_rows)
+                self._runs = reduce_fan_in(self._runs, self._internal, self.key, MERGE_FAN_IN,
+                                           self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS))
+                chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key, merge_rows)
             for chunk in chunks:
                 for batch in chunk.select(self.schema.names).to_batches(max_chunksize=group_rows):
                     writer.write(batch)

@@ -31,7 +31,7 @@ from gossamer.core import WARC_RECORD_KEY, CrawlDatum, CrawlStatus, Settings, sa
 from gossamer.crawl.fetch.results import FetchResult
 from gossamer.crawl.fetch.resume import FetchJournal
 from gossamer.crawl.fetch.warc import WarcFileWriter
-from gossamer.engine import BackgroundJob, SortedPartWriter
+from gossamer.engine import BackgroundJob, SortedPartWriter, SpillBudget, return_free_memory
 from gossamer.store import CRAWLDB_SCHEMA, datums_to_batch, part_name
 
 FLUSH_ROWS = 2000
@@ -39,10 +39,17 @@ CRAWL_FETCH = "crawl_fetch"
 CONTENT = "content"
 
 
-def part_memory_bytes(settings: Settings, writers: int) -> int:
-    """Share of ``engine.memory.budget.mb`` for each sorted-part writer of a fetch process."""
+SORT_SHARES = 2
+"""A fetch process's part writers get 1 / SORT_SHARES of its ``engine.memory.budget.mb`` together
+(:class:`~gossamer.engine.SpillBudget`; 128 MB by default, so runs of ~30–60 MB spill at 64 MB
+buffered): its sort memory no longer depends on how many of its tables fill at once.  Each writer
+had a quarter of its own before; at 5,000 hosts all four filled (docs/fetching.md, "Memory")."""
+
+
+def part_memory_bytes(settings: Settings) -> int:
+    """The sort memory of one fetch process's part writers together (:data:`SORT_SHARES`)."""
     total = settings.get_int("engine.memory.budget.mb") * 1024 * 1024
-    return max(1 << 20, total // max(1, writers))
+    return max(1 << 20, total // SORT_SHARES)
 
 
 class SegmentSink:
@@ -62,12 +69,11 @@ class SegmentSink:
         self.part = part
         segment_name = staging.parent.name if segment_name is None else segment_name
         (staging / CRAWL_FETCH).mkdir(parents=True, exist_ok=True)
-        writers = 4 if parse else 1
+        self.sort_budget = SpillBudget(part_memory_bytes(settings))
         fetch_rows = SortedPartWriter(
             staging / CRAWL_FETCH / part_name(part), CRAWLDB_SCHEMA,
-            memory_bytes=part_memory_bytes(settings, writers),
             row_group_rows=settings.get_int("store.row.group.rows"),
-            compression=settings.get_str("store.compression"), spill_in_thread=True)
+            compression=settings.get_str("store.compression"), budget=self.sort_budget)
         self.plain_writers: dict[str, SortedPartWriter] = {CRAWL_FETCH: fetch_rows}
         self.journal = journal
         self.fetch_rows = fetch_rows if journal is None else journal.tee(CRAWL_FETCH, fetch_rows)
@@ -85,7 +91,7 @@ class SegmentSink:
 
             self.parser = PageParser(settings)
             self.parse_outputs = ParseOutputs(staging, part, settings, segment_name,
-                                              tee=None if journal is None else journal.tee)
+                                              tee=None if journal is None else journal.tee, budget=self.sort_budget)
             self.plain_writers.update(self.parse_outputs.plain_writers)
         self.pending: list[tuple[str, CrawlDatum]] = []
         self.drops: Counter[str] = Counter()
@@ -165,16 +171,24 @@ class SegmentSink:
         finally:
             self._syncer.stop()
         self.flush()
+        self._drop_parser()  # before the merges: its link memos are tens of MB at thousands of hosts
         rows = {CRAWL_FETCH: self.fetch_rows.close()}
         if self.warc is not None:
             self.warc.close()
             rows["warc_records"] = self.warc.records
         if self.parse_outputs is not None:
-            self.parser.close()
             rows.update(self.parse_outputs.close())
+        self.sort_budget.close()
         if self.journal is not None:
             self.journal.close()
         return rows
+
+    def _drop_parser(self) -> None:
+        """Stop the parser and let it go, with what it remembers; its memory goes back to the system."""
+        if self.parser is not None:
+            self.parser.close()
+            self.parser = None
+            return_free_memory()  # collects the parser's cycles too
 
     def abort(self) -> None:
         """Drop buffered output after a failure."""
@@ -183,9 +197,10 @@ class SegmentSink:
         self.fetch_rows.abort()
         if self.warc is not None:
             self.warc.close()
+        self._drop_parser()
         if self.parse_outputs is not None:
-            self.parser.close()
             self.parse_outputs.abort()
+        self.sort_budget.close()
         if self.journal is not None:
             self.journal.close()
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from gossamer.core import Settings
 from gossamer.crawl.parse.page import ParsedPage
 from gossamer.crawl.parse.page_buffer import PageBuffer
-from gossamer.engine import SortedPartWriter
+from gossamer.engine import SortedPartWriter, SpillBudget
 from gossamer.store import (
     SCHEMAS,
     PartWriter,
@@ -52,11 +52,14 @@ class ParseOutputs:
     ``segment_name`` (default: the name of ``staging_dir``'s parent) is recorded in every
     page's content metadata as ``nutch.segment.name`` when it is a segment's (numbered) name.
     ``tee`` wraps each table's writer (a fetch journal: :mod:`gossamer.crawl.fetch.resume`);
-    ``plain_writers`` are the unwrapped ones.
+    ``plain_writers`` are the unwrapped ones.  With a ``budget`` the three writers buffer under
+    it (shared with the caller's other writers, who closes it); without, each gets a quarter of
+    ``engine.memory.budget.mb`` of its own.
     """
 
     def __init__(self, staging_dir: Path, part: int, settings: Settings, segment_name: str | None = None,
-                 tee: Callable[[str, SortedPartWriter], SortedPartWriter] | None = None) -> None:
+                 tee: Callable[[str, SortedPartWriter], SortedPartWriter] | None = None,
+                 budget: SpillBudget | None = None) -> None:
         self.staging_dir = Path(staging_dir)
         self.part = part
         self.store_text = settings.get_bool("parser.store.text")
@@ -69,7 +72,7 @@ class ParseOutputs:
             directory.mkdir(parents=True, exist_ok=True)
             writer = SortedPartWriter(directory / part_name(part), schema, memory_bytes=memory,
                                       row_group_rows=row_group_rows(settings, table), compression=compression,
-                                      spill_in_thread=True)
+                                      spill_in_thread=True, budget=budget)
             self.plain_writers[table] = writer
             self.writers[table] = writer if tee is None else tee(table, writer)
         name = self.staging_dir.resolve().parent.name if segment_name is None else segment_name
@@ -94,9 +97,15 @@ class ParseOutputs:
             self.writers[table].add(batch)
 
     def close(self) -> dict[str, int]:
-        """Write the sorted parts; returns rows written per table."""
+        """Write the sorted parts; returns rows written per table.
+
+        The table with the most spilled runs is merged last, when the other tables' buffers are
+        gone: the merge of many runs is the largest moment of a fetch process's memory.
+        """
         self.flush()
-        return {table: writer.close() for table, writer in self.writers.items()}
+        order = sorted(self.writers, key=lambda table: self.plain_writers[table].spilled_runs)
+        rows = {table: self.writers[table].close() for table in order}
+        return {table: rows[table] for table in self.writers}
 
     def abort(self) -> None:
         """Drop everything buffered or spilled."""
