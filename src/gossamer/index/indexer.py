@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gossamer.core import CrawlStatus, Report, Settings
+from gossamer.core import CrawlStatus, Report, Settings, page_work_gc
 from gossamer.engine import ProgressFn, run_job
 from gossamer.index.analysis import Analysis
 from gossamer.index.documents import IndexOptions, JsonDocument
@@ -187,10 +187,12 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
                 send(done, finished=False)
 
         try:
-            result = run_job(actions_job(inputs, options, parts, STAGING_FORMAT), staging, settings, on_progress)
-            report.counters.update(result.counters)
-            report.errors.extend(result.errors)
-            send(parts, finished=True)
+            with page_work_gc():  # a document object per action, dying young (see core.page_work_gc)
+                result = run_job(actions_job(inputs, options, parts, STAGING_FORMAT), staging, settings,
+                                 on_progress)
+                report.counters.update(result.counters)
+                report.errors.extend(result.errors)
+                send(parts, finished=True)
         finally:
             discard(staging)
             for version in (db, links):
