@@ -63,7 +63,7 @@ from gossamer.core.mime import (
     most_specific_mime,
 )
 from gossamer.core.process_start import DriverState, driver_state, enter_worker, start_server_early, worker_context
-from gossamer.core.processes import die_with, die_with_parent, frozen_heap, page_work_gc, pid_alive
+from gossamer.core.processes import die_with, die_with_parent, frozen_heap, page_work_gc, pid_alive, short_lived_gc
 from gossamer.core.query import HIGHLIGHT_FIELDS, Clause, ClauseKind, DateRange, Query
 from gossamer.core.records import (
     Content,
@@ -188,6 +188,7 @@ __all__ = [
     "frozen_heap",
     "lazy_attributes",
     "page_work_gc",
+    "short_lived_gc",
     "pid_alive",
     "http_date",
     "retry_after_seconds",

@@ -29,7 +29,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from gossamer.core import Settings, driver_state, enter_worker, page_work_gc, pid_alive, worker_context
+from gossamer.core import Settings, driver_state, enter_worker, pid_alive, short_lived_gc, worker_context
 from gossamer.engine.api import (
     SEQ_SPLIT_SHIFT,
     Job,
@@ -200,8 +200,8 @@ def _executor(workers: int) -> Executor:
 
 
 def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str], dict]:
-    """One map task in a worker, under :func:`~gossamer.core.page_work_gc` like the reduce (:func:`_run_reduce`)."""
-    with page_work_gc():
+    """One map task in a worker, under :func:`~gossamer.core.short_lived_gc` like the reduce (:func:`_run_reduce`)."""
+    with short_lived_gc():
         return _map_task(task, settings, budget)
 
 
@@ -248,12 +248,12 @@ def _map_task(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Count
 
 def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str],
                                                                                int, int]:
-    """One reduce task in a worker, under :func:`~gossamer.core.page_work_gc`.
+    """One reduce task in a worker, under :func:`~gossamer.core.short_lived_gc`.
 
     A reduce builds a few containers per row (documents, datums) that die young, and at Python's
     default thresholds the collector ran every 700 of them (the index job: ~2–3 % of its CPU).
     """
-    with page_work_gc():
+    with short_lived_gc():
         ctx = TaskContext(settings, budget.error_limit)
         rows = reduce_part(task.job, ctx, budget, [Path(p) for p in task.runs], task.part,
                            as_place(task.output_dir) / output_part_name(task.job, task.part))
