@@ -188,7 +188,7 @@ class SegmentSink:
         if self.parser is not None:
             self.parser.close()
             self.parser = None
-            pass  # TEMP return_free_memory()
+            return_free_memory()  # collects the parser's cycles too
 
     def abort(self) -> None:
         """Drop buffered output after a failure."""
