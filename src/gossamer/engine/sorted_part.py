@@ -4,7 +4,7 @@
 fetcher, the parser) but must leave parts sorted by key like every other table.
 Rows are buffered up to ``memory_bytes``; a full buffer is sorted and spilled
 as an Arrow IPC run next to the part; :meth:`SortedPartWriter.close` merges the
-runs (the engine's vectorized k-way merge) into the part through a
+runs (the engine's vectorized k-way merge, after merging down to :data:`MERGE_FAN_IN` runs) into the part through a
 :class:`~gossamer.store.table.PartWriter`.  Nothing is visible under the part's
 name before ``close`` finishes: the merge writes ``<part>.tmp`` and renames it.
 Rows with equal keys keep their arrival order.
@@ -70,7 +70,8 @@ class SortedPartWriter:
     removed on close or :meth:`abort`).  ``row_group_rows`` and ``compression`` are
     passed to the part writer; with wide rows a row group gets fewer rows, so that it
     stays near 32 MB.  Memory stays bounded however many runs there are: a run's
-    batches are ~1 MB and the merge holds one per run.  ``spill_in_thread`` spills in a
+    batches are ~1 MB, the merge holds one or two per run, and it merges at most
+    :data:`MERGE_FAN_IN` runs at once.  ``spill_in_thread`` spills in a
     background thread (module docstring); an error there is raised by the next :meth:`add`
     or by :meth:`close`.  With a ``budget`` (:class:`~gossamer.engine.spill_budget.SpillBudget`) the
     writer spills when the budget says so, on the budget's thread, and ``memory_bytes`` and
@@ -146,7 +147,7 @@ class SortedPartWriter:
         """Sort the buffer and write it as the next run: here, or handed to the spill thread."""
         self._run_dir.mkdir(parents=True, exist_ok=True)
         path = self._run_dir / f"run-{len(self._runs):05d}.arrow"
-        batch_rows = self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS)
+        batch_rows = self._run_batch_rows()
         if self._spiller is None:
             write_sorted_run(path, self._take_buffer(), self.key, batch_rows)
         else:  # the bound: one run in the making at a time (submit waits for the one before)
@@ -169,6 +170,10 @@ class SortedPartWriter:
         average = self._bytes / self.rows if self.rows else 0
         return max(16, min(most, int(target_bytes / average))) if average else most
 
+    def _run_batch_rows(self) -> int:
+        """Rows per batch of a run file (~:data:`_RUN_BATCH_BYTES`; what the merge holds per run)."""
+        return self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS)
+
     def close(self) -> int:
         """Write the sorted part (possibly empty) and return its row count."""
         tmp = self.path.with_name(self.path.name + ".tmp")
@@ -189,7 +194,7 @@ class SortedPartWriter:
                     self._wait_spill()
                 merge_rows = self._rows_for(_MERGE_CHUNK_BYTES, group_rows)
                 self._runs = reduce_fan_in(self._runs, self._internal, self.key, MERGE_FAN_IN,
-                                           self._rows_for(_RUN_BATCH_BYTES, _BATCH_ROWS))
+                                           self._run_batch_rows())
                 chunks = merge_sorted([read_run(p) for p in self._runs], self._internal, self.key, merge_rows)
             for chunk in chunks:
                 for batch in chunk.select(self.schema.names).to_batches(max_chunksize=group_rows):
