@@ -115,7 +115,7 @@ def _role(pid: int, info: dict[str, Any], root: int) -> str:
     return "worker" if "multiprocessing" in cmd or "spawn" in cmd else cmd[-50:]
 
 
-def run_once(crawl: Path, index_dir: Path, src: str | None, every: float) -> dict[str, Any]:
+def run_once(crawl: Path, index_dir: Path, src: str | None, every: float, width: float = 1.0) -> dict[str, Any]:
     """One ``gossamer index`` run into ``index_dir``, with its per-process and per-thread CPU."""
     gossamer = str(Path(sys.executable).parent / "gossamer")
     cmd = [gossamer, "index", str(crawl / "crawldb"), "-linkdb", str(crawl / "linkdb"), "-dir",
@@ -146,7 +146,7 @@ def run_once(crawl: Path, index_dir: Path, src: str | None, every: float) -> dic
             "user_s": round(after.ru_utime - before.ru_utime, 2), "sys_s": round(after.ru_stime - before.ru_stime, 2),
             "load_start": round(load, 2), "load_end": round(os.getloadavg()[0], 2),
             "processes": per_proc, "driver_threads": threads.threads, "tail": out.splitlines()[-3:],
-            "timeline": timeline(procs.procs, threads.samples, proc.pid, start, end)}
+            "timeline": timeline(procs.procs, threads.samples, proc.pid, start, end, width)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seconds-per-sample", type=float, default=0.05)
     ap.add_argument("--timeline", action="store_true", help="print CPU per second: driver threads, workers, idle")
+    ap.add_argument("--width", type=float, default=1.0, help="the timeline's bucket, in seconds")
     args = ap.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     sources = [None if s == "-" else str(Path(s).resolve()) for s in args.src] or [None]
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, src in enumerate(sources):
             index_dir = args.work / f"index-{r}-{k}"
             subprocess.run(["rm", "-rf", str(index_dir)], check=True)
-            res = run_once(args.crawl, index_dir, src, args.seconds_per_sample)
+            res = run_once(args.crawl, index_dir, src, args.seconds_per_sample, args.width)
             subprocess.run(["rm", "-rf", str(index_dir)], check=True)
             code = code or res["exit"]
             with open(args.work / "probe.jsonl", "a") as fh:

@@ -119,3 +119,19 @@ def _check_large_gather(chunk_sizes: list[int], data: st.DataObject, slice_rows:
         piece.validate(full=True)
     expected = table.take(pa.array(wanted, pa.int64()))
     assert (pa.concat_tables(slices) if slices else LARGE_SCHEMA.empty_table()).equals(expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.binary(max_size=20)), max_size=30))
+def test_large_binary_array_equals_arrows_own_conversion(values: list[bytes | None]) -> None:
+    built = gather.large_binary_array(values)
+    assert built.type == pa.large_binary()
+    assert built.equals(pa.array(values, pa.large_binary()))
+    assert built.null_count == values.count(None)
+
+
+def test_large_binary_array_as_strings_holds_the_utf8_text() -> None:
+    values = ["ä€𝄞".encode(), None, b"", b"plain"]
+    built = gather.large_binary_array(values, pa.large_string())
+    assert built.to_pylist() == ["ä€𝄞", None, "", "plain"]
+    assert gather.large_binary_array([], pa.large_string()).equals(pa.array([], pa.large_string()))

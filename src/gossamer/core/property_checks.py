@@ -164,7 +164,9 @@ CHECKS: dict[str, object] = {
     "web.connections.max": POSITIVE, "web.keepalive.timeout": POSITIVE,
     # engine and storage
     "engine": one_of("local", "spark"), "engine.local.workers": NON_NEGATIVE, "engine.local.inline.mb": NON_NEGATIVE,
-    "engine.memory.budget.mb": POSITIVE, "engine.batch.rows": POSITIVE, "engine.task.retries": NON_NEGATIVE,
+    "engine.memory.budget.mb": POSITIVE,
+    "engine.memory.pool": one_of("", "jemalloc", "mimalloc", "system"), "engine.batch.rows": POSITIVE,
+    "engine.task.retries": NON_NEGATIVE,
     "spark.log.level": one_of("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF"),
     "store.parts": Between(1, 1024), "store.row.group.rows": POSITIVE,
     "store.compression": one_of("zstd", "snappy", "gzip", "brotli", "lz4", "none"),

@@ -24,6 +24,7 @@ from gossamer.engine.api import (
     arange,
 )
 from gossamer.engine.background_job import BackgroundJob
+from gossamer.engine.gather import large_binary_array
 from gossamer.engine.local import LocalEngine, ProgressFn
 from gossamer.engine.memory import crawl_allocators, return_free_memory
 from gossamer.engine.runner import run_job
@@ -65,6 +66,7 @@ __all__ = [
     "default_task_count",
     "die_with_parent",
     "keep_main_script_out_of_children",
+    "large_binary_array",
     "reuse_task_processes",
     "run_job",
     "run_table_job",

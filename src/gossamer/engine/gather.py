@@ -117,15 +117,36 @@ def gather_large_binary(arrays: Sequence[pa.Array], chunk: np.ndarray, rows: np.
         if array.null_count:
             valid[group] = array.is_valid().to_numpy(zero_copy_only=False)[picked]
     lengths = np.where(valid, end - begin, 0)
-    offsets_out = np.zeros(n + 1, np.int64)
-    np.cumsum(lengths, out=offsets_out[1:])
     present = np.flatnonzero(lengths)
     data = b"".join([views[c][b:e] for c, b, e in zip(chunk[present].tolist(), begin[present].tolist(),
                                                        end[present].tolist(), strict=True)])
+    return _large_array(data_type, valid, lengths, data)
+
+
+def large_binary_array(values: Sequence[bytes | None], data_type: pa.DataType | None = None) -> pa.Array:
+    """``values`` (bytes, or None for a null) as one ``large_binary`` or ``large_string`` array, not validated again.
+
+    The bytes are joined once into a buffer of the exact size: ``pa.array(values, pa.large_binary())`` grows its
+    buffer by doubling, copying what it holds each time (with jemalloc as Arrow's pool, 15x the time of this
+    for the index job's documents).  ``data_type``: ``large_binary`` (the default) or ``large_string``, for which
+    the caller vouches that every value is UTF-8.
+    """
+    n = len(values)
+    valid = np.fromiter((value is not None for value in values), np.bool_, n)
+    lengths = np.fromiter((0 if value is None else len(value) for value in values), np.int64, n)
+    data = b"".join([value for value in values if value])
+    return _large_array(data_type or pa.large_binary(), valid, lengths, data)
+
+
+def _large_array(data_type: pa.DataType, valid: np.ndarray, lengths: np.ndarray, data: bytes) -> pa.Array:
+    """A large binary/string array of ``len(valid)`` values: ``lengths`` bytes each of ``data``, in order."""
+    n = len(valid)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     nulls = n - int(np.count_nonzero(valid))
     validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
-    return pa.Array.from_buffers(data_type, n, [validity, pa.py_buffer(offsets_out), pa.py_buffer(data)],
+    return pa.Array.from_buffers(data_type, n, [validity, pa.py_buffer(offsets), pa.py_buffer(data)],
                                  null_count=nulls)
 
 
-__all__ = ["gather_large_binary", "gather_slices"]
+__all__ = ["gather_large_binary", "gather_slices", "large_binary_array"]

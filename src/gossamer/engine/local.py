@@ -38,6 +38,7 @@ from gossamer.engine.api import (
     TaskContext,
 )
 from gossamer.engine.kept_executor import kept_executor
+from gossamer.engine.memory import job_memory_pool
 from gossamer.engine.sort import write_run_stream
 from gossamer.engine.tasks import (
     RUN_BATCH_ROWS,
@@ -84,7 +85,15 @@ class LocalEngine:
         self.workers = configured if configured > 0 else (os.cpu_count() or 1)
 
     def run(self, job: Job, output_dir: Place) -> JobResult:
-        """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory, or a Location)."""
+        """Run ``job`` and write its parts into ``output_dir`` (an existing staging directory, or a Location).
+
+        The driver, like the tasks, runs it on the Arrow pool ``engine.memory.pool`` names (a caller reading the
+        parts from a progress callback, as ``index`` does, included).
+        """
+        with job_memory_pool(self.settings.get_str("engine.memory.pool")):
+            return self._run(job, output_dir)
+
+    def _run(self, job: Job, output_dir: Place) -> JobResult:
         started = time.monotonic()
         result = JobResult(rows_per_part=[0] * job.parts)
         spill_root = Path(self.settings.get_str("engine.spill.dir") or _local_parent(output_dir))
@@ -200,8 +209,11 @@ def _executor(workers: int) -> Executor:
 
 
 def _run_map(task: _MapTask, settings: Settings, budget: Budget) -> tuple[Counter[str], list[str], dict]:
-    """One map task in a worker, under :func:`~gossamer.core.short_lived_gc` like the reduce (:func:`_run_reduce`)."""
-    with short_lived_gc():
+    """One map task in a worker, under :func:`~gossamer.core.short_lived_gc` like the reduce (:func:`_run_reduce`).
+
+    Both run on the Arrow pool ``engine.memory.pool`` names (:func:`~gossamer.engine.memory.job_memory_pool`).
+    """
+    with short_lived_gc(), job_memory_pool(settings.get_str("engine.memory.pool")):
         return _map_task(task, settings, budget)
 
 
@@ -253,7 +265,7 @@ def _run_reduce(task: _ReduceTask, settings: Settings, budget: Budget) -> tuple[
     A reduce builds a few containers per row (documents, datums) that die young, and at Python's
     default thresholds the collector ran every 700 of them (the index job: ~2–3 % of its CPU).
     """
-    with short_lived_gc():
+    with short_lived_gc(), job_memory_pool(settings.get_str("engine.memory.pool")):
         ctx = TaskContext(settings, budget.error_limit)
         rows = reduce_part(task.job, ctx, budget, [Path(p) for p in task.runs], task.part,
                            as_place(task.output_dir) / output_part_name(task.job, task.part))

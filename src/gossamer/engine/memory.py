@@ -79,6 +79,42 @@ Measured on a polite crawl of 5,000 hosts, 150 s into round 2 (bench/README.md, 
 process tree's peak 1,069 MB with the first two at their defaults, 864 MB with these settings.
 """
 
+POOLS = ("jemalloc", "mimalloc", "system")
+"""Arrow memory pools ``engine.memory.pool`` may name (``""``: pyarrow's default, mimalloc in its wheels)."""
+
+
+def arrow_pool(name: str) -> pa.MemoryPool | None:
+    """Arrow's pool called ``name`` (:data:`POOLS`), or None for ``""`` or one this pyarrow was built without."""
+    factory = {"jemalloc": pa.jemalloc_memory_pool, "mimalloc": pa.mimalloc_memory_pool,
+               "system": pa.system_memory_pool}.get(name)
+    try:
+        return factory() if factory is not None else None
+    except NotImplementedError:
+        return None
+
+
+@contextmanager
+def job_memory_pool(name: str) -> Iterator[None]:
+    """Within: Arrow's default pool is ``name`` (``engine.memory.pool``), unless the environment names one.
+
+    ``ARROW_DEFAULT_MEMORY_POOL`` in the environment wins: a crawl's processes run on the system pool
+    (:data:`CRAWL_ALLOCATOR_ENV`), whose freed memory goes back at once.  Outside a crawl the engine's tasks
+    build and drop batches of hundreds of MB; jemalloc keeps freed pages for a moment and reuses them,
+    where mimalloc gave them back and faulted them in again (the index job: 2.7 → 2.0 s of system time,
+    bench/README.md, session 39).  Buffers remember their pool, so leaving is safe at any time.
+    """
+    pool = None if "ARROW_DEFAULT_MEMORY_POOL" in os.environ else arrow_pool(name)
+    if pool is None:
+        yield
+        return
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
 _M_MMAP_THRESHOLD = -3
 """glibc's ``mallopt`` parameter numbers (malloc.h)."""
 _M_ARENA_MAX = -8

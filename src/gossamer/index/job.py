@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gossamer.core import InlinkList
-from gossamer.engine import Input, Job, TableSource, TaskContext
+from gossamer.engine import Input, Job, TableSource, TaskContext, large_binary_array
 from gossamer.index.document_values import (
     DELETE_DB_STATUSES,
     KIND_DB,
@@ -168,8 +168,7 @@ def utf8_array(values: list[bytes | None]) -> pa.LargeStringArray:
     ``pa.array(values, pa.large_string())`` checks every byte of every document again (~0.3 s of a doc
     web's index job); bytes that are not UTF-8 are the caller's bug, never the input's.
     """
-    binary = pa.array(values, pa.large_binary())
-    return pa.Array.from_buffers(pa.large_string(), len(binary), binary.buffers(), null_count=binary.null_count)
+    return large_binary_array(values, pa.large_string())
 
 
 def _vectors(ctx: TaskContext, n: int, texts: list[tuple[int, str]]) -> pa.Array:

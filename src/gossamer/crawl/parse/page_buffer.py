@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pyarrow as pa
 
 from gossamer.core import DatumColumns, OutlinkList
+from gossamer.engine import large_binary_array
 from gossamer.store import METADATA_TYPE, OUTLINK_TYPE, PARSE_DATA_SCHEMA, PARSE_TEXT_SCHEMA, columns_to_batch
 
 if TYPE_CHECKING:
@@ -29,10 +29,7 @@ def text_array(texts: list[str]) -> pa.LargeStringArray:
     web's 16,978 texts).  A text that is not valid Unicode raises ``UnicodeEncodeError``, as
     ``pa.array`` does.
     """
-    encoded = [text.encode("utf-8") for text in texts]
-    offsets = np.zeros(len(encoded) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(encoded)), out=offsets[1:])
-    return pa.LargeStringArray.from_buffers(len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded)))
+    return large_binary_array([text.encode("utf-8") for text in texts], pa.large_string())
 
 
 class PageBuffer:
