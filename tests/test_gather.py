@@ -135,3 +135,18 @@ def test_large_binary_array_as_strings_holds_the_utf8_text() -> None:
     built = gather.large_binary_array(values, pa.large_string())
     assert built.to_pylist() == ["ä€𝄞", None, "", "plain"]
     assert gather.large_binary_array([], pa.large_string()).equals(pa.array([], pa.large_string()))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=7), st.data(), st.booleans())
+def test_repeated_gather_takes_the_rows_asked_for_each_time(chunk_sizes: list[int], data: st.DataObject,
+                                                            large: bool) -> None:
+    table = _table(chunk_sizes)
+    if large:  # page texts: gathered from their chunks, never combined
+        table = table.set_column(2, "blob", table.column("blob").cast(pa.large_binary()))
+    take = gather.repeated_gather(table)
+    for _ in range(3):
+        wanted = data.draw(st.lists(st.integers(0, table.num_rows - 1), max_size=40)) if table.num_rows else []
+        got = take(np.array(wanted, dtype=np.int64))
+        assert got.equals(table.take(pa.array(wanted, pa.int64())).combine_chunks())
+        assert all(column.num_chunks == 1 for column in got.columns)

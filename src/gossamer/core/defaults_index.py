@@ -173,10 +173,10 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
         "Memory for sort buffers of all local workers together (MB); beyond it runs spill to disk",
         nutch=False,
     ),
-    Property("engine.memory.pool", "jemalloc", "str",
+    Property("engine.memory.pool", "", "str",
              "Arrow memory pool of the local engine's jobs: jemalloc, mimalloc, system, or empty = pyarrow's "
-             "default; ARROW_DEFAULT_MEMORY_POOL in the environment wins (a crawl's processes use system)",
-             nutch=False),
+             "default (mimalloc); ARROW_DEFAULT_MEMORY_POOL in the environment wins (a crawl's processes use "
+             "system)", nutch=False),
     Property("engine.spill.dir", "", "str",
              "Directory for spill files; empty = a temporary directory beside the output table", nutch=False),
     Property("engine.batch.rows", 65536, "int",

@@ -98,10 +98,11 @@ def job_memory_pool(name: str) -> Iterator[None]:
     """Within: Arrow's default pool is ``name`` (``engine.memory.pool``), unless the environment names one.
 
     ``ARROW_DEFAULT_MEMORY_POOL`` in the environment wins: a crawl's processes run on the system pool
-    (:data:`CRAWL_ALLOCATOR_ENV`), whose freed memory goes back at once.  Outside a crawl the engine's tasks
-    build and drop batches of hundreds of MB; jemalloc keeps freed pages for a moment and reuses them,
-    where mimalloc gave them back and faulted them in again (the index job: 2.7 → 2.0 s of system time,
-    bench/README.md, session 39).  Buffers remember their pool, so leaving is safe at any time.
+    (:data:`CRAWL_ALLOCATOR_ENV`), whose freed memory goes back at once.  ``""`` (the default) leaves
+    pyarrow's own default (mimalloc).  Measured on the index job (bench/README.md, session 39): jemalloc
+    faults fewer fresh pages in (system time 2.4 → 2.1 s, wall −3 % in 5 alternating pairs) but keeps
+    freed memory longer (the process tree's peak +200–270 MB, +15 %), so it is a choice, not the default.
+    Buffers remember their pool, so leaving is safe at any time.
     """
     pool = None if "ARROW_DEFAULT_MEMORY_POOL" in os.environ else arrow_pool(name)
     if pool is None:

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from gossamer.core import Settings
 from gossamer.engine.api import SEQ_SPLIT_SHIFT, Job, TaskContext, arange
-from gossamer.engine.gather import gather_slices
+from gossamer.engine.gather import gather_slices, repeated_gather
 from gossamer.engine.sort import merge_sorted, read_run, reduce_fan_in, sort_order
 from gossamer.store import (
     ARROW_SUFFIX,
@@ -229,10 +229,11 @@ def sorted_batches(runs: list[Path], schema: pa.Schema, key: str, rows: int) -> 
     """All rows of ``runs`` sorted by ``(key, _src, _seq)``, in :func:`key_ranges` batches of about ``rows`` rows.
 
     The runs are memory-mapped, sorted once by their keys, and each batch's rows are gathered from the
-    mapped runs when it is asked for (:func:`~gossamer.engine.gather.gather_slices`): no copy of the whole
-    part is made (reading the runs into memory, then Arrow's ``take`` concatenating every string column
-    and copying the rows out, made three), so a task's fresh memory is about two batches, reused batch
-    after batch.  The batches are those of :func:`key_batches` over the sorted rows.
+    mapped runs when it is asked for (:func:`~gossamer.engine.gather.repeated_gather`): the page texts are
+    never copied whole (reading the runs into memory, then Arrow's ``take`` concatenating every string column
+    and copying the rows out, made three copies), only the small columns are combined once, so a task's fresh
+    memory is those and about two batches, reused batch after batch.  The batches are those of
+    :func:`key_batches` over the sorted rows.
     """
     tables = [table for table in (pa.Table.from_batches(list(read_run(path, mapped=True)), schema=schema)
                                   for path in runs) if table.num_rows]
@@ -240,9 +241,9 @@ def sorted_batches(runs: list[Path], schema: pa.Schema, key: str, rows: int) -> 
         return
     table = pa.concat_tables(tables)
     order = sort_order(table, key).to_numpy() if table.num_rows > 1 else np.zeros(1, np.int64)
+    gather = repeated_gather(table)
     for start, end in key_ranges(pc.take(table.column(key), pa.array(order)), rows):
-        for gathered in gather_slices(table, order[start:end], end - start):
-            yield from gathered.to_batches()
+        yield from gather(order[start:end]).to_batches()
 
 
 def key_ranges(keys: pa.Array | pa.ChunkedArray, rows: int) -> Iterator[tuple[int, int]]:

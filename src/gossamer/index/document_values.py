@@ -48,12 +48,54 @@ def document_json(doc: Mapping[str, Any]) -> str:
 
 
 def document_json_bytes(doc: Mapping[str, Any]) -> bytes:
-    """:func:`document_json` as UTF-8 bytes, not decoded (the index job's output column takes them as they are)."""
+    """:func:`document_json` as UTF-8 bytes, not decoded (the index job's output column takes them as they are).
+
+    A document of plain values (:func:`_plain`) is encoded by orjson alone: its datetimes come out as
+    ``datetime.isoformat`` writes them.  Any other goes through :func:`json_value` for each datetime, which
+    cost ~7 µs a document (three datetimes) of the ~9 µs of the whole encoding.
+    """
     try:
+        if _plain(doc):
+            return orjson.dumps(doc)
         # orjson's own datetimes would drop the seconds of a UTC offset (+05:30:10): datetimes stay ours
         return orjson.dumps(doc, default=json_value, option=orjson.OPT_PASSTHROUGH_DATETIME)
     except orjson.JSONEncodeError as exc:
         raise ValueError(f"document not encodable as JSON: {exc}") from exc
+
+
+_PLAIN_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain(doc: Mapping[str, Any]) -> bool:
+    """Whether orjson encodes ``doc`` exactly as :func:`document_json` promises without help (:func:`_plain_items`)."""
+    return type(doc) is dict and _plain_items(doc.values())
+
+
+def _plain_items(values: Iterable[Any]) -> bool:
+    """Whether every value is plain (orjson alone encodes it as :func:`json_value` would).
+
+    Plain: a string, number, boolean or None; a list, tuple or dict (string keys) of plain values; a
+    datetime whose UTC offset (if any) is whole minutes.  Not a subclass of any of these, nor a ``date``
+    or ``time`` alone (which :func:`json_value` refuses).  It runs for every document: a loop over the values,
+    recursing only into containers.
+    """
+    for value in values:
+        kind = type(value)
+        if kind in _PLAIN_SCALARS:
+            continue
+        if kind is datetime:
+            offset = value.utcoffset()
+            if offset is not None and (offset.seconds % 60 or offset.microseconds):
+                return False
+        elif kind is list or kind is tuple:
+            if not _plain_items(value):
+                return False
+        elif kind is dict:
+            if not (all(type(key) is str for key in value) and _plain_items(value.values())):
+                return False
+        else:
+            return False
+    return True
 
 
 class JsonDocument(Mapping[str, Any]):
