@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,26 @@ def test_a_job_command_through_the_console_script(tmp_path: Path) -> None:
     assert "Total new urls injected: 50" in ran.stdout
     listed = gossamer_subprocess("readdb", tmp_path / "crawldb", "-stats")
     assert listed.returncode == 0 and "TOTAL urls:\t50" in listed.stdout.replace("  ", "\t"), listed.stdout
+
+
+def _run_launcher(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str]) -> str | None:
+    """``launch.main()`` for ``gossamer --version`` with ``environ`` set; OPENBLAS_NUM_THREADS afterwards."""
+    from gossamer.cli import launch
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr("sys.argv", ["gossamer", "--version"])
+    try:
+        launch.main()
+    except SystemExit:
+        pass
+    value = os.environ.get("OPENBLAS_NUM_THREADS")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "x")  # so that monkeypatch's undo removes what main() set
+    return value
+
+
+def test_the_launcher_keeps_blas_on_one_thread_unless_the_environment_says_otherwise(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _run_launcher(monkeypatch, {}) == "1"
+    assert _run_launcher(monkeypatch, {"OPENBLAS_NUM_THREADS": "4"}) == "4"

@@ -9,6 +9,13 @@ other core meanwhile, so the job's first task starts without waiting for them.  
 Which commands: :data:`JOB_COMMANDS`, unless the arguments choose the Spark engine or ask for help, or there
 is one core.
 Other commands (``search``, ``crawl`` with its own kept processes, ``--help``) start no server.
+
+Before anything imports NumPy, :func:`main` sets :data:`ONE_THREAD_BLAS` unless the environment sets them:
+NumPy's OpenBLAS otherwise starts a thread per core at import, and after each call those threads spin for
+a while waiting for the next.  Gossamer's matrix products are small (language identification's scores, a
+4,000-by-97 slice at most) and its processes already use every core, so the spinning was pure loss: 0.75 %
+of the index job's CPU and 0.65 % of a crawl's, taken from the cores the other processes needed
+(``perf``, bench/README.md, session 39).  Every process started from here inherits the setting.
 """
 
 from __future__ import annotations
@@ -30,8 +37,14 @@ def runs_local_jobs(args: list[str]) -> bool:
     return not any(arg == "spark" or arg.endswith("engine=spark") for arg in args)
 
 
+ONE_THREAD_BLAS = {"OPENBLAS_NUM_THREADS": "1"}
+"""Environment that keeps NumPy's OpenBLAS (pthreads, not OpenMP) on the calling thread (see the module docstring)."""
+
+
 def main() -> int:
     """Start the fork server when :func:`runs_local_jobs`, then run the CLI; returns its exit code."""
+    for name, value in ONE_THREAD_BLAS.items():
+        os.environ.setdefault(name, value)
     if runs_local_jobs(sys.argv[1:]):
         from gossamer.core import start_server_early
 
@@ -44,4 +57,4 @@ def main() -> int:
     return cli_main()
 
 
-__all__ = ["JOB_COMMANDS", "main", "runs_local_jobs"]
+__all__ = ["JOB_COMMANDS", "ONE_THREAD_BLAS", "main", "runs_local_jobs"]
