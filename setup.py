@@ -15,7 +15,8 @@ setup(
     ext_modules=[
         Extension(
             "gossamer.plugins.builtin._linkwalk",
-            [f"src/gossamer/plugins/builtin/_linkwalk{part}.c" for part in ("", "_lexbor", "_text", "_opening", "_resolve", "_depth")],
+            [f"src/gossamer/plugins/builtin/_linkwalk{part}.c"
+             for part in ("", "_lexbor", "_text", "_opening", "_resolve", "_depth")],
             depends=["src/gossamer/plugins/builtin/_linkwalk.h"],
             libraries=["dl"],
             extra_compile_args=_COMPILE_ARGS,
