@@ -167,10 +167,13 @@ def large_binary_array(values: Sequence[bytes | None], data_type: pa.DataType | 
     value is UTF-8.
     """
     n = len(values)
+    data_type = data_type or pa.large_binary()
+    if None not in values:  # page texts, most documents: one pass for the lengths, the join takes them as they are
+        lengths = np.fromiter(map(len, values), np.int64, n)
+        return _large_array(data_type, np.ones(n, np.bool_), lengths, b"".join(values))
     valid = np.fromiter((value is not None for value in values), np.bool_, n)
     lengths = np.fromiter((0 if value is None else len(value) for value in values), np.int64, n)
-    data = b"".join([value for value in values if value])
-    return _large_array(data_type or pa.large_binary(), valid, lengths, data)
+    return _large_array(data_type, valid, lengths, b"".join([value for value in values if value]))
 
 
 def _large_array(data_type: pa.DataType, valid: np.ndarray, lengths: np.ndarray, data: bytes) -> pa.Array:
