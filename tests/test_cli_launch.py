@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,42 @@ def test_the_launcher_keeps_blas_on_one_thread_unless_the_environment_says_other
         monkeypatch: pytest.MonkeyPatch) -> None:
     assert _run_launcher(monkeypatch, {}) == "1"
     assert _run_launcher(monkeypatch, {"OPENBLAS_NUM_THREADS": "4"}) == "4"
+
+
+def _exit_at_once_in_child(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "child.py"
+    script.write_text("import atexit, sys, threading, time\n"
+                      "from gossamer.cli.launch import exit_at_once\n" + body, encoding="utf-8")
+    return subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
+                          check=False, timeout=60)
+
+
+def test_exit_at_once_runs_the_exit_handlers_flushes_and_keeps_the_code(tmp_path: Path) -> None:
+    ran = _exit_at_once_in_child(tmp_path, (
+        "atexit.register(lambda: open(sys.argv[1] + '/handler-ran', 'w').close())\n"
+        "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()  # a daemon: not waited for\n"
+        "sys.stdout.write('buffered, no newline')\n"
+        "sys.stderr.write('to stderr')\n"
+        "exit_at_once(3)\n"
+        "print('never')\n"))
+    assert ran.returncode == 3
+    assert ran.stdout == "buffered, no newline" and ran.stderr == "to stderr"
+    assert (tmp_path / "handler-ran").is_file()
+
+
+def test_exit_at_once_waits_for_a_thread_that_is_no_daemon(tmp_path: Path) -> None:
+    ran = _exit_at_once_in_child(tmp_path, (
+        "def work():\n"
+        "    time.sleep(0.3)\n"
+        "    open(sys.argv[1] + '/thread-done', 'w').close()\n"
+        "threading.Thread(target=work).start()\n"
+        "exit_at_once(5)\n"))
+    assert ran.returncode == 5, ran.stderr
+    assert (tmp_path / "thread-done").is_file()
+
+
+def test_the_console_script_is_the_launcher_that_exits_at_once() -> None:
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "gossamer"]
+    assert script.value == "gossamer.cli.launch:run"

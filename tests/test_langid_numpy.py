@@ -82,7 +82,7 @@ def test_the_model_is_cached_and_read_back_mapped(cache_home: Path, numpy_identi
     again = read_model(directory)
     assert isinstance(again.table.base, np.memmap) and not again.table.flags.writeable
     for text in SENTENCES[:6]:
-        assert NumpyIdentifier(again).classify(text) == numpy_identifier.classify(text)
+        assert NumpyIdentifier(again, native=False).classify(text) == numpy_identifier.classify(text)
 
 
 def test_a_damaged_cache_is_derived_again(cache_home: Path, numpy_identifier) -> None:
@@ -91,7 +91,7 @@ def test_a_damaged_cache_is_derived_again(cache_home: Path, numpy_identifier) ->
     (directory / "table.npy").write_bytes(b"not an array")
     model = cached_model(model_path())
     assert model is not None
-    assert NumpyIdentifier(model).classify(SENTENCES[1]) == numpy_identifier.classify(SENTENCES[1])
+    assert NumpyIdentifier(model, native=False).classify(SENTENCES[1]) == numpy_identifier.classify(SENTENCES[1])
     assert read_model(directory).table.shape == numpy_identifier.model.table.shape  # written anew
 
 
@@ -101,7 +101,7 @@ def test_an_unwritable_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # gossamer/ cannot be made under a file
     model = cached_model(model_path())
     assert model is not None
-    assert NumpyIdentifier(model).classify(SENTENCES[2]) == numpy_identifier.classify(SENTENCES[2])
+    assert NumpyIdentifier(model, native=False).classify(SENTENCES[2]) == numpy_identifier.classify(SENTENCES[2])
 
 
 def test_an_unknown_model_layout_falls_back_to_py3langid(cache_home: Path, monkeypatch: pytest.MonkeyPatch,

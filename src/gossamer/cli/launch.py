@@ -10,6 +10,10 @@ Which commands: :data:`JOB_COMMANDS`, unless the arguments choose the Spark engi
 is one core.
 Other commands (``search``, ``crawl`` with its own kept processes, ``--help``) start no server.
 
+The console script is :func:`run`: :func:`main`, then :func:`exit_at_once` — the exit handlers run and the
+standard streams are flushed, but the interpreter is not torn down object by object (~80 ms after an
+``index`` of the doc web, on one core while the other idles; bench/README.md, session 40).
+
 Before anything imports NumPy, :func:`main` sets :data:`ONE_THREAD_BLAS` unless the environment sets them:
 NumPy's OpenBLAS otherwise starts a thread per core at import, and after each call those threads spin for
 a while waiting for the next.  Gossamer's matrix products are small (language identification's scores, a
@@ -20,8 +24,11 @@ of the index job's CPU and 0.65 % of a crawl's, taken from the cores the other p
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
+from typing import NoReturn
 
 from gossamer.cli.args import command_of
 
@@ -57,4 +64,28 @@ def main() -> int:
     return cli_main()
 
 
-__all__ = ["JOB_COMMANDS", "ONE_THREAD_BLAS", "main", "runs_local_jobs"]
+def exit_at_once(code: int) -> NoReturn:
+    """End the process with ``code`` as ``sys.exit`` would, without the interpreter's teardown.
+
+    The exit handlers (``atexit``: the fork server stopped and waited for, logging flushed, temporary
+    directories removed) run and stdout/stderr are flushed; what is skipped is freeing every object and
+    module.  While a thread that is not a daemon still runs, this is ``sys.exit(code)`` (which waits for it).
+    """
+    main_thread = threading.main_thread()
+    if any(t is not main_thread and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            pass
+    os._exit(code)
+
+
+def run() -> NoReturn:
+    """The console script ``gossamer``: :func:`main`, then :func:`exit_at_once` with its exit code."""
+    exit_at_once(main())
+
+
+__all__ = ["JOB_COMMANDS", "ONE_THREAD_BLAS", "exit_at_once", "main", "run", "runs_local_jobs"]

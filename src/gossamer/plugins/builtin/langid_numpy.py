@@ -26,8 +26,9 @@ slots); each thread has its own scratch array.
 
 When the optional C extension ``_langid`` is built, the features and counts come
 from it instead (py3langid's byte-by-byte walk in C, ~4x cheaper than the NumPy
-walk; :mod:`~gossamer.plugins.builtin.langid_native`) and the scoring below is the
-same NumPy code on the same arrays: :meth:`NumpyIdentifier.counts` is the reference.
+walk; :mod:`~gossamer.plugins.builtin.langid_native`; :meth:`NumpyIdentifier.counts`
+is the reference) and so do the scores: the same sums in double precision, so the
+probabilities are py3langid's within float32 rounding rather than bit for bit.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def automaton_depth(nextmove: np.ndarray, state_row: np.ndarray) -> int:
 
 
 class NumpyIdentifier:
-    """``classify(text) -> (language, probability)`` exactly as py3langid's ``LanguageIdentifier``.
+    """``classify(text) -> (language, probability)`` as py3langid's ``LanguageIdentifier`` (exactly on the NumPy path).
 
     The model must come from an identifier made with ``norm_probs=True`` and no ``min_confidence``.
     """
@@ -180,6 +181,8 @@ class NumpyIdentifier:
 
     def scores(self, data: bytes) -> np.ndarray:
         """Class probabilities of the encoded text ``data`` (py3langid's ``_decide`` with ``norm_probs``)."""
+        if self._native is not None and self._native.scores_natively:
+            return self._native.score(data)[1].copy()
         m = self.model
         features, counts = self._native(data) if self._native is not None else self.counts(data)
         if len(features):
@@ -201,6 +204,9 @@ class NumpyIdentifier:
 
     def classify(self, text: str) -> tuple[str, float]:
         """The language of ``text`` and its probability."""
+        if self._native is not None and self._native.scores_natively:
+            best, scores = self._native.score(LanguageIdentifier._encode(text))
+            return self.model.classes[best], float(scores[best])
         scores = self.scores(LanguageIdentifier._encode(text))
         best = int(scores.argmax())
         return self.model.classes[best], float(scores[best])
