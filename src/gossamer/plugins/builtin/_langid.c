@@ -134,7 +134,12 @@ fail_data:
 
 /* acc += the rows weighted (4 at a time: acc is read and written once per 4 rows): the scoring's inner loop,
  * vectorized (AVX2 and FMA where the CPU has them, chosen at load time; SSE2 otherwise). */
-__attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3", "tree-vectorize")))
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VECTORIZED __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("O3", "tree-vectorize")))
+#else
+#define VECTORIZED
+#endif
+VECTORIZED
 static void add_rows(double *restrict acc, const float *const *rows, const double *weights, Py_ssize_t n,
                      Py_ssize_t classes) {
     Py_ssize_t i = 0;
