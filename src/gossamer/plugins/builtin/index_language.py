@@ -4,7 +4,7 @@
 page declares (the ``Content-Language`` header, ``<html lang>`` / ``dc.language``
 meta when the parser kept them), ``identify`` runs py3langid on the first
 ``lang.analyze.max.length`` characters of title and text (its classification computed
-with NumPy, the same results: :mod:`~gossamer.plugins.builtin.langid_cache`).  With
+with NumPy or in C, py3langid's languages: :mod:`~gossamer.plugins.builtin.langid_cache`).  With
 ``lang.identification.only.certain`` an identification below
 :data:`CERTAIN_PROBABILITY` gives ``unknown``.  ``lang.index.languages``, when
 set, keeps every other language out of the index.

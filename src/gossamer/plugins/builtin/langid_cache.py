@@ -10,7 +10,9 @@ modification time, installed by an atomic rename; later processes map the files
 read-only (a few milliseconds, and the pages are shared between processes).
 
 Contract of :func:`language_classifier`: a function ``text -> (language, probability)``
-equal to py3langid's ``LanguageIdentifier.classify`` with ``norm_probs=True``.  A
+as py3langid's ``LanguageIdentifier.classify`` with ``norm_probs=True`` gives it (the NumPy path
+exactly; the C scoring's probabilities within float32 rounding, see
+:mod:`~gossamer.plugins.builtin.langid_native`).  A
 cache that cannot be written or read back is ignored (the model is then loaded
 and derived in memory); a model whose layout the NumPy walk does not know is
 classified by py3langid itself.

@@ -9,8 +9,8 @@ every window: the same features and counts, bit for bit.  It also scores them
 AVX2 where the CPU has it), where the NumPy path takes a gather, a BLAS product
 and ten small array steps — 33 → 16 µs a page of 1,024 characters (bench/README.md,
 session 40).  Its probabilities are py3langid's within float32 rounding (py3langid
-sums in float32 in another order: 3e-6 at most over 20,000 pages of the doc web, and
-the same language on every one); ``tests/test_langid_native.py`` bounds both.  An
+sums in float32 in another order: 4.1e-6 at most over the 41,132 samples of the doc
+web, and the same language on every one); ``tests/test_langid_native.py`` bounds both.  An
 extension built before ``score_features`` existed still counts, and NumPy scores.
 
 The NumPy path is used instead when the extension was not built (no compiler at
