@@ -2,7 +2,8 @@
 
 ``gossamer.plugins.builtin._linkwalk`` is parse-html's link walk in C, ``gossamer.plugins.builtin._langid``
 language-identifier's automaton walk, ``gossamer.crawl.parse._outlinks`` the outlink filter's per-link loop,
-``gossamer.store._hosts`` the host column of URLs.
+``gossamer.store._hosts`` the host column of URLs, ``gossamer.index._ascii_json`` the index job's staged documents
+with every character beyond ASCII escaped.
 All are optional: without a compiler the install still succeeds and
 the Python / NumPy paths run (see ``linkwalk_native`` and ``langid_native``).
 """
@@ -31,6 +32,12 @@ setup(
         Extension(
             "gossamer.store._hosts",
             ["src/gossamer/store/_hosts.c"],
+            extra_compile_args=_COMPILE_ARGS,
+            optional=True,
+        ),
+        Extension(
+            "gossamer.index._ascii_json",
+            ["src/gossamer/index/_ascii_json.c"],
             extra_compile_args=_COMPILE_ARGS,
             optional=True,
         ),

@@ -178,8 +178,12 @@ def test_language_identification_is_the_same_from_several_threads() -> None:
         assert list(pool.map(classify, texts)) == alone
 
 
-def test_index_stages_its_actions_as_arrow_parts_with_the_documents_of_the_parquet_form(tmp_path, monkeypatch) -> None:
+def test_index_stages_its_actions_as_arrow_parts_with_the_documents_of_the_parquet_form_in_ascii(tmp_path,
+                                                                                              monkeypatch) -> None:
+    import orjson
+
     from gossamer.index import indexer
+    from gossamer.index.ascii_json import ascii_json, escapes_natively
     from gossamer.index.documents import IndexOptions
     from gossamer.index.job import actions_job, index_inputs
     from gossamer.store import TableVersion, live_version_dir, new_staging_dir, read_parquet_file
@@ -211,11 +215,17 @@ def test_index_stages_its_actions_as_arrow_parts_with_the_documents_of_the_parqu
     finally:
         db.close()
         links.close()
-    for part, (_, rows) in enumerate(read):
+    for part, (_, rows) in enumerate(read):  # the staged documents: the parquet form's, in ASCII
         table = read_parquet_file(out / f"part-{part:05d}.parquet")
-        assert [(u, a, d) for u, a, d, _ in rows] == list(zip(table.column("url").to_pylist(),
-                                                              table.column("action").to_pylist(),
-                                                              table.column("doc").to_pylist(), strict=True))
+        docs = table.column("doc").to_pylist()
+        assert [(u, a, d) for u, a, d, _ in rows] == list(zip(
+            table.column("url").to_pylist(), table.column("action").to_pylist(),
+            [None if d is None else ascii_json(d.encode()).decode() for d in docs], strict=True))
+        assert [None if d is None else orjson.loads(d) for _, _, d, _ in rows] == \
+            [None if d is None else orjson.loads(d) for d in docs]
+    staged = [d for _, rows in read for _, _, d, _ in rows if d is not None]
+    assert any("über" in d for d in staged) != escapes_natively()  # "über" as written, or as "\\u00fcber"
+    assert all(d.isascii() for d in staged) == escapes_natively()
 
 
 def test_index_feeds_every_part_when_the_engine_counts_finished_tasks_out_of_part_order(tmp_path, monkeypatch) -> None:

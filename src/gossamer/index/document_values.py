@@ -102,7 +102,9 @@ class JsonDocument(Mapping[str, Any]):
     """A document read back as JSON text: ``id`` is known at once, the rest is decoded on first use.
 
     Writers that store JSON (the built-in tantivy writer) read :attr:`json` and
-    never pay for decoding; any other writer sees an ordinary mapping.  :attr:`vector`
+    never pay for decoding; any other writer sees an ordinary mapping.  The ``index``
+    command's documents come as ASCII JSON (every other character a ``\\u`` escape, when
+    :mod:`~gossamer.index.ascii_json` escapes natively): the same values.  :attr:`vector`
     is the page vector the index job embedded (``search.semantic``), else ``None``.
     """
 

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from gossamer.core import InlinkList
 from gossamer.engine import Input, Job, TableSource, TaskContext, large_binary_array
+from gossamer.index.ascii_json import ascii_json
 from gossamer.index.document_values import (
     DELETE_DB_STATUSES,
     KIND_DB,
@@ -127,6 +128,9 @@ class IndexReducer:
     """Reduce: the index actions of each URL (see :class:`~gossamer.index.documents.DocumentBuilder`)."""
 
     options: IndexOptions
+    ascii_documents: bool = False
+    """Documents with every character beyond ASCII escaped (:mod:`~gossamer.index.ascii_json`): for ``index``'s
+    own staging, which its driver hands to tantivy-py as ``str``."""
 
     def __call__(self, batch: pa.RecordBatch, ctx: TaskContext) -> Iterator[pa.RecordBatch]:
         if batch.num_rows == 0:
@@ -155,7 +159,7 @@ class IndexReducer:
                 embed.append((len(out_urls), text))
             out_urls.append(url)
             out_actions.append(action)
-            out_docs.append(doc)
+            out_docs.append(ascii_json(doc) if self.ascii_documents and doc is not None else doc)
         if out_urls:
             yield pa.RecordBatch.from_arrays([pa.array(out_urls, pa.string()), pa.array(out_actions, pa.uint8()),
                                               utf8_array(out_docs),
@@ -265,9 +269,12 @@ def actions_job(inputs: list[Input], options: IndexOptions, parts: int, output_f
     """The engine job writing :data:`ACTIONS_SCHEMA` parts.
 
     ``output_format``: ``parquet`` (a table anyone may open), or ``arrow`` for ``index``'s own staging,
-    which its driver reads back once (:attr:`~gossamer.engine.Job.output_format`); the rows are the same.
+    which its driver reads back once (:attr:`~gossamer.engine.Job.output_format`); the rows are the same,
+    but for the staging's documents written in ASCII (:func:`~gossamer.index.ascii_json.ascii_json`: the
+    same JSON values).
     """
-    return Job("index", inputs, SHUFFLE_SCHEMA, IndexReducer(options), ACTIONS_SCHEMA, parts,
+    reducer = IndexReducer(options, ascii_documents=output_format == "arrow")
+    return Job("index", inputs, SHUFFLE_SCHEMA, reducer, ACTIONS_SCHEMA, parts,
                partitioner=KEY_PARTITIONER_NAME, reduce_in_part_order=True, reduce_in_memory=True,
                reduce_batch_rows=REDUCE_BATCH_ROWS, output_format=output_format)
 
