@@ -44,6 +44,18 @@ static int32_t decode(const uint8_t *s, Py_ssize_t n, int *len) {
     return cp;
 }
 
+/* The end of the run of ASCII bytes that starts at data[i] (8 bytes at a time while they last). */
+static Py_ssize_t ascii_run_end(const uint8_t *data, Py_ssize_t i, Py_ssize_t n) {
+    while (i + 8 <= n) {
+        uint64_t word;
+        memcpy(&word, data + i, 8);
+        if (word & UINT64_C(0x8080808080808080)) break;
+        i += 8;
+    }
+    while (i < n && data[i] < 0x80) i++;
+    return i;
+}
+
 static char *put_escape(char *out, uint32_t unit) {
     out[0] = '\\';
     out[1] = 'u';
@@ -61,8 +73,7 @@ static PyObject *ascii_json(PyObject *module, PyObject *arg) {
     }
     const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(arg);
     Py_ssize_t n = PyBytes_GET_SIZE(arg);
-    Py_ssize_t first = 0;
-    while (first < n && data[first] < 0x80) first++;
+    Py_ssize_t first = ascii_run_end(data, 0, n);
     if (first == n) {
         Py_INCREF(arg);
         return arg;
@@ -70,7 +81,12 @@ static PyObject *ascii_json(PyObject *module, PyObject *arg) {
     /* the size of the result: each sequence becomes one escape (two beyond the plane) */
     Py_ssize_t size = first;
     for (Py_ssize_t i = first; i < n;) {
-        if (data[i] < 0x80) { size++; i++; continue; }
+        if (data[i] < 0x80) {
+            Py_ssize_t end = ascii_run_end(data, i, n);
+            size += end - i;
+            i = end;
+            continue;
+        }
         int len = 0;
         int32_t cp = decode(data + i, n - i, &len);
         if (cp < 0) {
@@ -86,8 +102,7 @@ static PyObject *ascii_json(PyObject *module, PyObject *arg) {
     memcpy(out, data, (size_t)first);
     out += first;
     for (Py_ssize_t i = first; i < n;) {
-        Py_ssize_t run = i;
-        while (run < n && data[run] < 0x80) run++;
+        Py_ssize_t run = ascii_run_end(data, i, n);
         if (run > i) {
             memcpy(out, data + i, (size_t)(run - i));
             out += run - i;
