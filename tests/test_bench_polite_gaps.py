@@ -27,9 +27,12 @@ def test_excess_is_the_gap_past_the_delay_and_the_ideal_rate_has_none(tmp_path: 
     assert result["excess_s"]["min"] == 0.0 and result["excess_s"]["max"] == 0.5
     assert result["ideal_pct_of_limit"] >= result["pct_of_limit"]
     assert read_requests(log, 0, 1e12, (2, 2)).keys() == {"h0002.many.web.test"}
-    assert main([str(log), "--delay", "5", "--since", "0", "--json", str(tmp_path / "g.json")]) == 0
+    tsv = tmp_path / "hosts.tsv"  # the localweb's own list need not exist where the tests run
+    tsv.write_text("#host\trobots\tcrawl_delay\nh0001.many.web.test\tallow\t-\n")
+    common = ["--delay", "5", "--hosts-tsv", str(tsv)]
+    assert main([str(log), *common, "--since", "0", "--json", str(tmp_path / "g.json")]) == 0
     assert (tmp_path / "g.json").exists()
-    assert main([str(log), "--delay", "5", "--since", "1e12"]) == 1
+    assert main([str(log), *common, "--since", "1e12"]) == 1
 
 
 def test_a_crawl_delay_counts_raised_to_the_minimum(tmp_path: Path) -> None:
