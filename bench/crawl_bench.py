@@ -16,16 +16,21 @@ from the access log (``traffic``):
    then R rounds of generate → fetch with inline parsing (WARC content, crawl_fetch, parse tables) →
    updatedb. R and N are chosen so the crawl fetches about the target number of pages;
 2. ``gossamer_readdb``: ``gossamer readdb <crawldb> -stats`` (for the checks);
-3. ``scrapy``: ``shared/peers/scrapy_crawl.py --max-pages <target>`` (Spider + LinkExtractor, 64
-   concurrent, 16 per host, no delay, robots.txt obeyed, seed hosts only, JSON lines out);
-4. ``wget``: ``wget --mirror`` as run_peers.sh runs it (one connection, native code), stopped after
-   ``WGET_SECONDS`` — a reference for what one native-code connection does here.
+3. ``wget``: ``wget --mirror`` as run_peers.sh runs it (one connection, native code), stopped after
+   ``WGET_SECONDS`` — a reference for what one native-code connection does here; right after the
+   Gossamer crawl, so both see the same minutes of a machine whose speed drifts;
+4. ``gossamer_crawl_pair<i>`` and ``wget_pair<i>``: :data:`bench.crawl_pairs.PAIRS` more runs of both,
+   alternating which goes first (:mod:`bench.crawl_pairs`; none with ``--quick``); the CPU goal reads the
+   median of the pairs' CPU-per-page ratios;
+5. ``scrapy``: ``shared/peers/scrapy_crawl.py --max-pages <target>`` (Spider + LinkExtractor, 64
+   concurrent, 16 per host, no delay, robots.txt obeyed, seed hosts only, JSON lines out).
 
 Pages: pages fetched, parsed and stored — Gossamer's ``parsed: success`` counts (its own
 summaries), Scrapy's items (HTML 200 responses it parsed and wrote), wget's saved HTML files.
 ``pages_per_s`` divides them by the step's wall time (start-up, inject, generate and updatedb
 included for Gossamer); ``cpu_ms_per_page`` divides the tree's CPU time by them (= CPU seconds per
-1,000 pages). Goals: Gossamer at least 10x Scrapy's pages/s and not slower than wget.
+1,000 pages). Goals: Gossamer at least 10x Scrapy's pages/s, not slower than wget, and (issue 22) its CPU
+per stored page not above wget's in the median pair.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any
 
 from bench import MB, BenchOptions
 from bench import localweb as lw
+from bench.crawl_pairs import PAIRS, median_ratio, more_pairs, pair_ratios
 from bench.gossamer_crawl import AGENT_NAME, crawl_argv, crawl_phases, stats_counts
 from bench.inject_bench import dir_size, gossamer_executable
 from bench.measure import CommandError, Measurement, run_measured
@@ -217,6 +223,16 @@ def _scrapy(run: _Runner, work: Path, seeds: Path, pages: int) -> dict[str, Any]
     return {"version": version, "result": result, "traffic": traffic.to_dict()}
 
 
+def _wget_step(run: _Runner, work: Path, seeds: Path, hosts: list[str], seconds: int, name: str) -> dict[str, int]:
+    """One measured wget run as step ``name`` (its mirror removed after it); wget's counts."""
+    mirror = work / f"{name}-mirror"
+    m = run.step_allowing(name, wget_argv(seeds, hosts, mirror, seconds), WGET_OK_EXITS)
+    shutil.rmtree(mirror, ignore_errors=True)
+    counts = wget_counts(m.stderr + m.stdout) if m is not None else {}
+    _rate_fields(run.steps[name], counts.get("html_pages"))
+    return counts
+
+
 def _wget(run: _Runner, work: Path, seeds: Path, hosts: list[str], seconds: int) -> dict[str, Any]:
     problems = ensure_debian_tools({"wget": "wget", "timeout": "coreutils"})
     if problems:
@@ -225,21 +241,40 @@ def _wget(run: _Runner, work: Path, seeds: Path, hosts: list[str], seconds: int)
         return {"error": problems}
     access = lw.AccessLog()
     cpu0 = lw.server_cpu_seconds()
-    mirror = work / "wget-mirror"
-    m = run.step_allowing("wget", wget_argv(seeds, hosts, mirror, seconds), WGET_OK_EXITS)
-    server_cpu = _server_cpu_delta(cpu0)
-    shutil.rmtree(mirror, ignore_errors=True)
+    counts = _wget_step(run, work, seeds, hosts, seconds, "wget")
+    run.steps["wget"]["server_cpu_s"] = _server_cpu_delta(cpu0)
     traffic = lw.crawler_requests(access.requests(), WGET_AGENT)
-    counts = wget_counts(m.stderr + m.stdout) if m is not None else {}
-    step = run.steps["wget"]
-    step["server_cpu_s"] = server_cpu
-    _rate_fields(step, counts.get("html_pages"))
     run.check("wget_ran", bool(counts.get("html_pages")), f"{counts.get('html_pages')} HTML pages saved in "
                                                           f"{seconds} s")
     return {"seconds_limit": seconds, "counts": counts, "traffic": traffic.to_dict()}
 
 
-def _goals(steps: dict[str, dict[str, Any]], pages: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _gossamer_step(run: _Runner, work: Path, seeds: Path, pages: int, name: str) -> bool:
+    """One more measured Gossamer crawl as step ``name`` (its crawl directory removed after it)."""
+    rounds, top_n = rounds_for(pages)
+    crawl_dir = work / name
+    argv = crawl_argv(gossamer_executable(), seeds, crawl_dir, rounds, CRAWL_SETTINGS, top_n=top_n, threads=THREADS)
+    m = run.step(name, argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    shutil.rmtree(crawl_dir, ignore_errors=True)
+    parsed = crawl_phases([(0.0, line) for line in m.stdout.splitlines()])["totals"]["parsed_success"] \
+        if m is not None else None
+    _rate_fields(run.steps[name], parsed)
+    return bool(parsed)
+
+
+def _cpu_pairs(run: _Runner, work: Path, seeds: Path, hosts: list[str], pages: int, n: int,
+               wget_seconds: int) -> list[dict[str, Any]]:
+    """Pair 0 (the run's own steps) and ``n`` more alternating pairs: each pair's CPU-per-page ratio."""
+    def run_one(crawler: str, name: str) -> bool:
+        if crawler == "wget":
+            return bool(_wget_step(run, work, seeds, hosts, wget_seconds, name).get("html_pages"))
+        return _gossamer_step(run, work, seeds, pages, name)
+
+    return pair_ratios(run.steps, ["", *more_pairs(n, run_one)])
+
+
+def _goals(steps: dict[str, dict[str, Any]], pages: int,
+           pairs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     g, s, w = steps.get("gossamer_crawl", {}), steps.get("scrapy", {}), steps.get("wget", {})
     rate = {k: v.get("pages_per_s") for k, v in (("gossamer", g), ("scrapy", s), ("wget", w))}
     cpu = {k: v.get("cpu_ms_per_page") for k, v in (("gossamer", g), ("scrapy", s), ("wget", w))}
@@ -250,6 +285,7 @@ def _goals(steps: dict[str, dict[str, Any]], pages: int) -> tuple[dict[str, Any]
         "gossamer_vs_scrapy_cpu_per_page": _ratio(cpu["gossamer"], cpu["scrapy"]),
         "gossamer_vs_wget_cpu_per_page": _ratio(cpu["gossamer"], cpu["wget"]),
         "gossamer_vs_scrapy_peak_rss": _ratio(rss["gossamer"], rss["scrapy"]),
+        "gossamer_vs_wget_cpu_per_page_median": median_ratio(pairs),
     }
     reached = g.get("pages", 0) >= REACHED_SHARE * pages and "error" not in g
     vs_scrapy, vs_wget = ratios["gossamer_vs_scrapy_pages_per_s"], ratios["gossamer_vs_wget_pages_per_s"]
@@ -258,6 +294,9 @@ def _goals(steps: dict[str, dict[str, Any]], pages: int) -> tuple[dict[str, Any]
          "value": rate["gossamer"], "met": bool(reached and vs_scrapy is not None and vs_scrapy >= GOAL_VS_SCRAPY)},
         {"goal": "Gossamer pages/s not below wget --mirror's", "ratio": vs_wget, "value": rate["gossamer"],
          "met": bool(reached and vs_wget is not None and vs_wget >= GOAL_VS_WGET)},
+        {"goal": f"Gossamer CPU per stored page not above wget's (median of {len(pairs)} alternating pairs)",
+         "ratio": ratios["gossamer_vs_wget_cpu_per_page_median"], "value": cpu["gossamer"],
+         "met": bool(reached and pairs and ratios["gossamer_vs_wget_cpu_per_page_median"] <= 1.0)},
     ]
     return ratios, goals
 
@@ -284,10 +323,12 @@ def _run_in(work: Path, pages: int, opts: BenchOptions) -> dict[str, Any]:
         "localweb": {"serve_s": served["seconds"], "many_hosts_left_as": many},
     }
     result["gossamer"] = _gossamer(run, work, seeds, pages)
+    result["wget"] = _wget(run, work, seeds, hosts, wget_seconds)  # right after: the same minute's machine
+    pairs = _cpu_pairs(run, work, seeds, hosts, pages, 0 if opts.quick or "error" in result["wget"] else PAIRS,
+                       wget_seconds)
     result["scrapy"] = _scrapy(run, work, seeds, pages)
-    result["wget"] = _wget(run, work, seeds, hosts, wget_seconds)
-    ratios, goals = _goals(run.steps, pages)
-    result.update({"steps": run.steps, "ratios": ratios, "checks": run.checks, "goals": goals})
+    ratios, goals = _goals(run.steps, pages, pairs)
+    result.update({"steps": run.steps, "ratios": ratios, "cpu_pairs": pairs, "checks": run.checks, "goals": goals})
     return result
 
 
