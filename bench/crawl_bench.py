@@ -137,6 +137,19 @@ def _rate_fields(step: dict[str, Any], pages: int | None) -> dict[str, Any]:
     return step
 
 
+def _cpu_ms_per_mb(step: dict[str, Any], facts: dict[str, Any]) -> float | None:
+    """CPU milliseconds per MiB of response bodies the crawler received (the access log's bytes).
+
+    The crawlers fetch different pages (wget goes host by host, rust.web.test's small pages last; Gossamer
+    breadth-first over all hosts), so per page they do unlike amounts of work; per byte less so.
+    """
+    received = facts.get("traffic", {}).get("bytes")
+    if not received or "cpu_s" not in step:
+        return None
+    step["cpu_ms_per_mb"] = round(1000 * step["cpu_s"] / (received / MB), 2)
+    return step["cpu_ms_per_mb"]
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 3) if a is not None and b else None
 
@@ -328,6 +341,8 @@ def _run_in(work: Path, pages: int, opts: BenchOptions) -> dict[str, Any]:
                        wget_seconds)
     result["scrapy"] = _scrapy(run, work, seeds, pages)
     ratios, goals = _goals(run.steps, pages, pairs)
+    ours = _cpu_ms_per_mb(run.steps.get("gossamer_crawl", {}), result["gossamer"])
+    ratios["gossamer_vs_wget_cpu_per_mb"] = _ratio(ours, _cpu_ms_per_mb(run.steps.get("wget", {}), result["wget"]))
     result.update({"steps": run.steps, "ratios": ratios, "cpu_pairs": pairs, "checks": run.checks, "goals": goals})
     return result
 

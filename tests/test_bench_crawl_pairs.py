@@ -35,3 +35,13 @@ def test_each_pair_is_its_own_ratio_and_the_goal_reads_their_median() -> None:
     assert median_ratio(pairs) == 1.0
     assert median_ratio(pairs[:2]) == 1.118
     assert median_ratio([]) is None
+
+
+def test_cpu_per_mebibyte_reads_the_bytes_the_crawler_received() -> None:
+    from bench.crawl_bench import _cpu_ms_per_mb
+
+    step = {"cpu_s": 36.38}
+    assert _cpu_ms_per_mb(step, {"traffic": {"bytes": 795_200_912}}) == 47.97
+    assert step["cpu_ms_per_mb"] == 47.97
+    assert _cpu_ms_per_mb({"cpu_s": 1.0}, {"traffic": {}}) is None
+    assert _cpu_ms_per_mb({}, {"traffic": {"bytes": 10}}) is None
