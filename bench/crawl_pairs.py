@@ -11,9 +11,10 @@ goal reads their median.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from typing import Any
+
+from bench.steps import median_ratio, paired_steps
 
 PAIRS = 2
 """Pairs after the benchmark's own (3 in all); 0 with ``--quick``."""
@@ -40,21 +41,10 @@ def more_pairs(n: int, run_one: Callable[[str, str], bool]) -> list[str]:
 
 def pair_ratios(steps: dict[str, dict[str, Any]], suffixes: list[str]) -> list[dict[str, Any]]:
     """Per pair (``""`` = the benchmark's own steps): both crawlers' CPU per page and Gossamer's over wget's."""
-    out = []
-    for suffix in suffixes:
-        ours, peer = steps.get(f"{GOSSAMER}{suffix}", {}), steps.get(f"{WGET}{suffix}", {})
-        if not (ours.get("cpu_ms_per_page") and peer.get("cpu_ms_per_page")):
-            continue
-        out.append({"pair": suffix or "_pair0", "gossamer_cpu_ms_per_page": ours["cpu_ms_per_page"],
-                    "wget_cpu_ms_per_page": peer["cpu_ms_per_page"], "gossamer_pages": ours.get("pages"),
-                    "wget_pages": peer.get("pages"),
-                    "ratio": round(ours["cpu_ms_per_page"] / peer["cpu_ms_per_page"], 3)})
-    return out
-
-
-def median_ratio(pairs: list[dict[str, Any]]) -> float | None:
-    """The median of the pairs' ratios (None without a pair)."""
-    return round(statistics.median(p["ratio"] for p in pairs), 3) if pairs else None
+    return [{"pair": pair, "gossamer_cpu_ms_per_page": ours["cpu_ms_per_page"],
+             "wget_cpu_ms_per_page": peer["cpu_ms_per_page"], "gossamer_pages": ours.get("pages"),
+             "wget_pages": peer.get("pages"), "ratio": round(ours["cpu_ms_per_page"] / peer["cpu_ms_per_page"], 3)}
+            for pair, ours, peer in paired_steps(steps, suffixes, GOSSAMER, WGET, "cpu_ms_per_page")]
 
 
 __all__ = ["GOSSAMER", "PAIRS", "WGET", "median_ratio", "more_pairs", "pair_order", "pair_ratios"]

@@ -11,12 +11,11 @@ goal reads their median.
 from __future__ import annotations
 
 import shutil
-import statistics
 from pathlib import Path
 from typing import Any
 
 from bench.doc_index import index_argv, index_summary
-from bench.steps import StepRunner
+from bench.steps import StepRunner, median_ratio, paired_steps
 from bench.tantivy_floor import floor_argv, floor_docs
 
 PAIRS = 3
@@ -44,19 +43,13 @@ def more_pairs(run: StepRunner, crawl: Path, work: Path, n: int, extra_defines: 
 def pair_ratios(steps: dict[str, dict[str, Any]], suffixes: list[str]) -> list[dict[str, Any]]:
     """Per pair (``""`` = the benchmark's own steps): both walls and the index's docs/s over the floor's."""
     out = []
-    for suffix in suffixes:
-        index, floor = steps.get(f"index{suffix}", {}), steps.get(f"tantivy_floor{suffix}", {})
-        if not (index.get("docs") and index.get("wall_s") and floor.get("docs") and floor.get("wall_s")):
+    for pair, index, floor in paired_steps(steps, suffixes, "index", "tantivy_floor", "docs"):
+        if not (index.get("wall_s") and floor.get("wall_s")):
             continue
         ratio = (index["docs"] / index["wall_s"]) / (floor["docs"] / floor["wall_s"])
-        out.append({"pair": suffix or "_pair0", "index_wall_s": index["wall_s"], "index_cpu_s": index.get("cpu_s"),
+        out.append({"pair": pair, "index_wall_s": index["wall_s"], "index_cpu_s": index.get("cpu_s"),
                     "floor_wall_s": floor["wall_s"], "floor_cpu_s": floor.get("cpu_s"), "ratio": round(ratio, 3)})
     return out
-
-
-def median_ratio(pairs: list[dict[str, Any]]) -> float | None:
-    """The median of the pairs' ratios (None without a pair)."""
-    return round(statistics.median(p["ratio"] for p in pairs), 3) if pairs else None
 
 
 __all__ = ["PAIRS", "median_ratio", "more_pairs", "pair_ratios"]

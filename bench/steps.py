@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -69,3 +70,20 @@ def work_dir(opts: BenchOptions, name: str, log: Callable[[str], None]) -> Itera
             log(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def paired_steps(steps: dict[str, dict[str, Any]], suffixes: list[str], first: str, second: str,
+                 field: str) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``(pair name, first step, second step)`` per suffix (``""`` = pair 0) whose two steps both have ``field``.
+
+    The steps are ``<first><suffix>`` and ``<second><suffix>`` (alternating runs of a benchmark and its peer).
+    """
+    for suffix in suffixes:
+        one, other = steps.get(f"{first}{suffix}", {}), steps.get(f"{second}{suffix}", {})
+        if one.get(field) and other.get(field):
+            yield suffix or "_pair0", one, other
+
+
+def median_ratio(pairs: list[dict[str, Any]]) -> float | None:
+    """The median of the pairs' ``ratio`` values (None without a pair)."""
+    return round(statistics.median(p["ratio"] for p in pairs), 3) if pairs else None
