@@ -154,11 +154,17 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 3) if a is not None and b else None
 
 
+def _crawl_command(seeds: Path, crawl_dir: Path, pages: int) -> list[str]:
+    """The benchmark's ``gossamer crawl`` of about ``pages`` pages into ``crawl_dir``."""
+    rounds, top_n = rounds_for(pages)
+    return crawl_argv(gossamer_executable(), seeds, crawl_dir, rounds, CRAWL_SETTINGS, top_n=top_n, threads=THREADS)
+
+
 def _gossamer(run: _Runner, work: Path, seeds: Path, pages: int) -> dict[str, Any]:
     gossamer = gossamer_executable()
     crawl_dir = work / "crawl"
     rounds, top_n = rounds_for(pages)
-    argv = crawl_argv(gossamer, seeds, crawl_dir, rounds, CRAWL_SETTINGS, top_n=top_n, threads=THREADS)
+    argv = _crawl_command(seeds, crawl_dir, pages)
     access = lw.AccessLog()
     cpu0 = lw.server_cpu_seconds()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -264,10 +270,8 @@ def _wget(run: _Runner, work: Path, seeds: Path, hosts: list[str], seconds: int)
 
 def _gossamer_step(run: _Runner, work: Path, seeds: Path, pages: int, name: str) -> bool:
     """One more measured Gossamer crawl as step ``name`` (its crawl directory removed after it)."""
-    rounds, top_n = rounds_for(pages)
     crawl_dir = work / name
-    argv = crawl_argv(gossamer_executable(), seeds, crawl_dir, rounds, CRAWL_SETTINGS, top_n=top_n, threads=THREADS)
-    m = run.step(name, argv, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    m = run.step(name, _crawl_command(seeds, crawl_dir, pages), env={**os.environ, "PYTHONUNBUFFERED": "1"})
     shutil.rmtree(crawl_dir, ignore_errors=True)
     parsed = crawl_phases([(0.0, line) for line in m.stdout.splitlines()])["totals"]["parsed_success"] \
         if m is not None else None
