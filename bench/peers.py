@@ -6,9 +6,12 @@
 * :func:`scrapy_argv` / :func:`scrapy_result`: ``shared/peers/scrapy_crawl.py`` (a Spider with
   LinkExtractor: 64 concurrent requests, 16 per host, no delay, robots.txt obeyed, seed hosts only,
   ``--max-pages`` cap) and the ``SCRAPY_RESULT`` JSON line it prints.
-* :func:`wget_argv` / :func:`wget_counts`: ``wget --mirror`` exactly as ``shared/peers/run_peers.sh``
-  runs it (one connection, robots on, no wait, HTML only, seed hosts only), stopped by ``timeout``
-  after a number of seconds; pages are counted from its ``--no-verbose`` log.
+* :func:`wget_argv` / :func:`wget_counts` / :func:`wget_saved_pages`: ``wget --mirror`` as
+  ``shared/peers/run_peers.sh`` runs it (one connection, robots on, no wait, HTML only, seed hosts only)
+  but stopped by a download quota (``-Q``), with ``timeout`` only as a safety net: wget's order is fixed
+  (seed by seed, breadth-first), so a quota makes it save the same pages every run, whatever the
+  machine's speed (run_peers.sh's fixed seconds do not: see :mod:`bench.crawl_pairs`). Pages are counted,
+  and listed, from its ``--no-verbose`` log.
 
 The peers folder is ``$PEERS_DIR`` if set, else ``<repo>/../shared/peers``.
 """
@@ -91,14 +94,29 @@ def scrapy_result(stdout: str) -> dict[str, Any] | None:
     return None
 
 
-def wget_argv(seeds: Path, hosts: list[str], mirror_dir: Path, seconds: int) -> list[str]:
-    """``timeout SECONDS wget --mirror ...`` as run_peers.sh runs it (HTML only, robots on, no wait)."""
-    return ["timeout", str(seconds), "wget", "--mirror", "--no-parent", f"--domains={','.join(hosts)}",
+def wget_argv(seeds: Path, hosts: list[str], mirror_dir: Path, quota_mb: int, seconds: int) -> list[str]:
+    """``timeout SECONDS wget --mirror -Q QUOTA ...``: run_peers.sh's wget (HTML only, robots on, no wait)
+    ending when it has downloaded ``quota_mb`` MiB (checked between files), or after ``seconds`` at most."""
+    return ["timeout", str(seconds), "wget", "--mirror", f"--quota={quota_mb}m", "--no-parent",
+            f"--domains={','.join(hosts)}",
             "--accept", "html,htm", "-e", "robots=on", "--wait=0", f"--user-agent={WGET_AGENT}",
             "--no-verbose", f"--directory-prefix={mirror_dir}", f"--input-file={seeds}"]
 
 
 _WGET_HTML = re.compile(r' URL:.*\.html?"? \[')
+_WGET_URL = re.compile(r" URL: ?(\S+) \[")
+_WGET_QUOTA = re.compile(r"^Download quota of \S+ EXCEEDED!$", re.MULTILINE)
+
+
+def wget_saved_pages(log_text: str) -> list[str]:
+    """The URLs of the HTML pages wget saved, in its order (the lines :func:`wget_counts` counts as pages)."""
+    return [m.group(1) for line in log_text.splitlines()
+            if _WGET_HTML.search(line) and (m := _WGET_URL.search(line))]
+
+
+def wget_quota_reached(log_text: str) -> bool:
+    """True when wget ended on its download quota (not stopped by ``timeout`` part way)."""
+    return bool(_WGET_QUOTA.search(log_text))
 
 
 def wget_counts(log_text: str) -> dict[str, int]:
