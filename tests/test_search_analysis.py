@@ -78,7 +78,8 @@ def test_shadow_fields_follow_the_setting(tmp_path: Path) -> None:
     doc = analysis.apply({"lang": "de", "title": "Die Häuser", "anchor": ["Häuser", 3], "content": "x"})
     assert doc["title_stem_de"] == "Die Häuser" and doc["anchor_stem_de"] == ["Häuser"]  # tantivy stems them
     assert set(analysis.apply({"lang": "fr", "title": "Café"})) == {"lang", "title", "title_stem_en"}  # the default
-    assert [f.name for f in analysis.shadow_fields([IndexField("title", "text")])] == ["title_stem_en", "title_stem_de"]
+    assert [f.name for f in analysis.shadow_fields([IndexField("title", "text")])] == [
+        "title_stem_en", "title_stem_de", "title_cjk"]  # and the CJK one (index.cjk.fields, tests/test_search_cjk.py)
     off = Analysis(settings_for_test(tmp_path, **{"index.analysis.fields": []}))
     assert off.apply({"title": "Häuser"}) == {"title": "Häuser"}
 

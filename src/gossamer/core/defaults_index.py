@@ -16,6 +16,10 @@ INDEX_PROPERTIES: tuple[Property, ...] = (
              "Text fields that get stemmed, case- and accent-folded shadow fields <field>_stem_<language> "
              "(one per index.analysis.languages), e.g. title,anchor,content; empty = no shadow fields (profile "
              "nutch; the cost of each field in docs/search.md)", nutch=False),
+    Property("index.cjk.fields", ["title", "anchor", "content", "opening"], "list",
+             "Text fields that get a CJK shadow field <field>_cjk: a Chinese or Japanese page's text (lang zh or ja), "
+             "one token per ideograph or kana, so that queries in those languages find it; empty = none",
+             nutch=False),
     Property("index.analysis.languages", ["en"], "list",
              "Languages (ISO 639-1) that get their own shadow fields (<field>_stem_<language>, stemmed by that "
              "language's Snowball stemmer inside tantivy); a page in another language counts as "

@@ -6,7 +6,8 @@ run), :class:`IndexOptions`, :class:`IndexReport`, the index directory helpers
 filesystem (:class:`IndexTarget` for writers, :class:`IndexCache` for readers) and the schema
 (:data:`CORE_FIELDS`, :func:`analyze`), the keys of the ``name`` field (:func:`exact_key`,
 :func:`folded_key`; filter ``index-name``), the stemmed shadow fields (:class:`Analysis`,
-:func:`query_stems`, :func:`stem_field`), what searchers read of a shard (:func:`open_shard`,
+:func:`query_stems`, :func:`stem_field`), the CJK shadow fields (:func:`cjk_field`,
+:func:`is_cjk_field`), what searchers read of a shard (:func:`open_shard`,
 :func:`engine_stats`), the page vectors of ``search.semantic`` (:func:`embedder`,
 :func:`read_vectors`), and the document one page would become (:func:`check_document`, for
 ``indexchecker``).  Indexing filters are plugins (:mod:`gossamer.plugins.api`); the built-in
@@ -18,6 +19,7 @@ from gossamer.index.ann import ann_rows, open_ann, set_expansion
 from gossamer.index.ballast import BALLAST_ID, EngineStats, engine_stats
 from gossamer.index.cache import IndexCache, local_live_version
 from gossamer.index.check import DocumentCheck, check_document
+from gossamer.index.cjk import cjk_field, is_cjk_field
 from gossamer.index.documents import IndexOptions
 from gossamer.index.embeddings import Embedder, EmbeddingError, embedder
 from gossamer.index.indexer import IndexReport, clean, index
@@ -29,6 +31,8 @@ from gossamer.index.vectors import ShardVectors, has_vectors, read_vectors
 
 __all__ = [
     "Analysis",
+    "cjk_field",
+    "is_cjk_field",
     "is_stem_field",
     "ann_rows",
     "open_ann",

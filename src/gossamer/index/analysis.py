@@ -25,13 +25,14 @@ those (:func:`shadow_terms`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
 import tantivy
 
 from gossamer.core import Settings
+from gossamer.index.cjk import CJK_ANALYZER, cjk_analyzer, cjk_field, is_cjk_field, is_cjk_language
 from gossamer.plugins import IndexField
 
 STEM_SUFFIX = "_stem"
@@ -87,12 +88,17 @@ def _analyzer(language: str | None) -> tantivy.TextAnalyzer:
 
 
 def register_analyzers(index: tantivy.Index, field_names: Iterable[str]) -> None:
-    """Register on ``index`` the analyzer of every language some shadow field of ``field_names`` has.
+    """Register on ``index`` the analyzers its shadow fields ``field_names`` are tokenized by.
 
-    Needed before a writer adds documents (tantivy looks tokenizers up by name).
+    The analyzer of every language some stemmed shadow field has, and the CJK analyzer when there is a CJK
+    shadow field (:mod:`gossamer.index.cjk`). Needed before a writer adds documents (tantivy looks tokenizers
+    up by name).
     """
-    for code in sorted({c for c in map(stem_language, field_names) if c is not None}):
+    names = list(field_names)
+    for code in sorted({c for c in map(stem_language, names) if c is not None}):
         index.register_tokenizer(analyzer_name(code), _analyzer(STEMMERS[code]))
+    if any(map(is_cjk_field, names)):
+        index.register_tokenizer(CJK_ANALYZER, cjk_analyzer())
 
 
 def stemmer_of(code: str | None, default: str | None = None) -> str | None:
@@ -144,19 +150,32 @@ def shadow_terms(field_name: str, token: str, codes: Sequence[str],
 
 
 class Analysis:
-    """Which text fields get shadow fields in which languages, and which shadow field a page's text goes to."""
+    """Which text fields get shadow fields in which languages, and which shadow field a page's text goes to.
+
+    Also the CJK shadow fields (``index.cjk.fields``, :mod:`gossamer.index.cjk`): a Chinese or Japanese page's
+    text goes there too, whatever its stemmed shadow fields.
+    """
 
     def __init__(self, settings: Settings) -> None:
+        self.cjk_fields = tuple(name for name in settings.get_list("index.cjk.fields") if name)
         self.fields = tuple(name for name in settings.get_list("index.analysis.fields") if name)
         self.default = code_of(settings.get_str("index.analysis.default.language"))
         listed = [code_of(code) for code in settings.get_list("index.analysis.languages")]
         self.languages = tuple(dict.fromkeys(c for c in [*listed, self.default] if c is not None))
 
     def shadow_fields(self, declared: Iterable[IndexField]) -> list[IndexField]:
-        """A shadow field per language for each declared text field named by ``index.analysis.fields``."""
-        return [IndexField(stem_field(f.name, code), "text", stored=False,
-                           description=f"{f.name}: stemmed ({code}) and folded")
-                for f in declared if f.kind == "text" and f.name in self.fields for code in self.languages]
+        """The shadow fields of the ``declared`` fields.
+
+        A shadow field per language for each declared text field named by ``index.analysis.fields``, and a CJK
+        shadow field for each one named by ``index.cjk.fields``.
+        """
+        texts = [f for f in declared if f.kind == "text"]
+        return [*(IndexField(stem_field(f.name, code), "text", stored=False,
+                             description=f"{f.name}: stemmed ({code}) and folded")
+                  for f in texts if f.name in self.fields for code in self.languages),
+                *(IndexField(cjk_field(f.name), "text", stored=False,
+                             description=f"{f.name}: one token per CJK character (Chinese and Japanese pages)")
+                  for f in texts if f.name in self.cjk_fields)]
 
     def language(self, lang: Any) -> str | None:
         """The shadow-field language of a page whose ``lang`` field is ``lang``."""
@@ -164,16 +183,25 @@ class Analysis:
         return code if code in self.languages else self.default
 
     def apply(self, doc: dict[str, Any]) -> dict[str, Any]:
-        """``doc`` with each analysed field's text also in its language's shadow field (a list stays a list)."""
+        """``doc`` with each analysed field's text also in its language's shadow field (a list stays a list).
+
+        A Chinese or Japanese page's texts also go to the CJK shadow fields.
+        """
+        if self.cjk_fields and is_cjk_language(doc.get("lang")):
+            _copy(doc, self.cjk_fields, cjk_field)
         if not self.fields:
             return doc
         code = self.language(doc.get("lang"))
-        if code is None:
-            return doc
-        for name in self.fields:
-            value = doc.get(name)
-            if isinstance(value, str):
-                doc[stem_field(name, code)] = value
-            elif isinstance(value, list):
-                doc[stem_field(name, code)] = [v for v in value if isinstance(v, str)]
+        if code is not None:
+            _copy(doc, self.fields, lambda name: stem_field(name, code))
         return doc
+
+
+def _copy(doc: dict[str, Any], names: Sequence[str], shadow: Callable[[str], str]) -> None:
+    """Each text of ``doc``'s fields ``names`` also in field ``shadow(name)`` (a list's strings as a list)."""
+    for name in names:
+        value = doc.get(name)
+        if isinstance(value, str):
+            doc[shadow(name)] = value
+        elif isinstance(value, list):
+            doc[shadow(name)] = [v for v in value if isinstance(v, str)]

@@ -32,9 +32,11 @@ import pyarrow.compute as pc
 from gossamer.core import CrawlStatus, Report, Settings, page_work_gc
 from gossamer.engine import ProgressFn, run_job
 from gossamer.index.analysis import Analysis
+from gossamer.index.cjk import is_cjk_field
 from gossamer.index.documents import IndexOptions, JsonDocument
 from gossamer.index.job import ACTION_ADD, actions_job, index_inputs, inlink_sources_read
 from gossamer.index.schema import merge_fields
+from gossamer.index.store import IndexDescription, live_index
 from gossamer.plugins import IndexField, IndexingFilter, IndexWriter, PluginRepository
 from gossamer.store import (
     ARROW_SUFFIX,
@@ -79,6 +81,21 @@ def index_fields(repo: PluginRepository) -> tuple[IndexField, ...]:
     """The index schema under the current settings: core fields + every active filter's fields + shadow fields."""
     declared = [f for flt in repo.chain(IndexingFilter) for f in flt.fields]
     return merge_fields([*declared, *Analysis(repo.settings).shadow_fields(declared)])
+
+
+def settings_for_index(index_dir: Place, settings: Settings, notes: list[str]) -> Settings:
+    """``settings``, less the CJK shadow fields when ``index_dir``'s live index was built without them.
+
+    An index written before the CJK shadow fields existed (or with ``index.cjk.fields`` empty) keeps its fields
+    when a later run extends it: a new field would make the writer refuse the index (its documents would lack
+    it). A note says how to get them: index into a new directory.
+    """
+    live = live_index(index_dir) if settings.get_list("index.cjk.fields") else None
+    if live is None or any(is_cjk_field(f.name) for f in IndexDescription.read(live).fields):
+        return settings
+    notes.append(f"{index_dir}: the index has no CJK shadow fields (index.cjk.fields), so this run adds none; "
+                 "index into a new directory to have Chinese and Japanese pages found by their words")
+    return settings.with_values([("index.cjk.fields", [])], "index")
 
 
 def _open_writers(repo: PluginRepository, index_dir: Place) -> list[IndexWriter]:
@@ -139,6 +156,7 @@ def index(index_dir: Place | str, crawldb: Place | None, linkdb: Place | None, s
     index_dir = as_place(index_dir, settings)
     started = time.monotonic()
     report = IndexReport()
+    settings = settings_for_index(index_dir, settings, report.notes)
     db = _live(crawldb)
     if crawldb is not None and db is None:
         raise TableError(f"no crawldb at {crawldb}")
@@ -229,6 +247,7 @@ def clean(index_dir: Place | str, crawldb: Place, settings: Settings) -> IndexRe
     started = time.monotonic()
     index_dir = as_place(index_dir, settings)
     report = IndexReport()
+    settings = settings_for_index(index_dir, settings, report.notes)
     db = _live(crawldb)
     if db is None:
         raise TableError(f"no crawldb at {crawldb}")

@@ -19,7 +19,8 @@ lower-case); :func:`analyze` runs the same analyzer in Python, so queries are
 tokenized exactly like documents.  The stemmed shadow fields (``*_stem_<language>``, see
 :mod:`gossamer.index.analysis`) are indexed without positions, by their language's analyzer
 (``stem_<language>``, registered on each opened index by
-:func:`gossamer.index.analysis.register_analyzers`).
+:func:`gossamer.index.analysis.register_analyzers`); the CJK shadow fields (``*_cjk``,
+:mod:`gossamer.index.cjk`) with positions, by ``cjk``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from functools import cache
 import tantivy
 
 from gossamer.index.analysis import analyzer_name, is_stem_field, stem_language
+from gossamer.index.cjk import CJK_ANALYZER, is_cjk_field
 from gossamer.plugins import IndexField
 
 ANALYZER_NAME = "default"
@@ -74,8 +76,8 @@ def build_schema(fields: Sequence[IndexField]) -> tantivy.Schema:
     for f in fields:
         if f.kind == "text":
             code = stem_language(f.name)
-            builder.add_text_field(f.name, stored=f.stored,
-                                   tokenizer_name=ANALYZER_NAME if code is None else analyzer_name(code),
+            tokenizer = CJK_ANALYZER if is_cjk_field(f.name) else ANALYZER_NAME if code is None else analyzer_name(code)
+            builder.add_text_field(f.name, stored=f.stored, tokenizer_name=tokenizer,
                                    index_option="freq" if is_stem_field(f.name) else "position")
         elif f.kind == "raw":
             builder.add_text_field(f.name, stored=f.stored, tokenizer_name="raw", fast=f.fast, index_option="basic")

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 import tantivy
 
 from gossamer.core import Clause, Query, Settings
-from gossamer.index import analyze, shadow_terms
+from gossamer.core.cjk import has_cjk
+from gossamer.index import analyze, cjk_field, shadow_terms
 from gossamer.plugins import PluginRepository, QueryFilter
 from gossamer.search.query_parse import QuerySyntaxError
 
@@ -50,6 +51,7 @@ class QueryContext:
     scale: Callable[[str, str], float] | None = None
     stem_boost: float = 0.0
     stem_languages: tuple[str, ...] = ()
+    cjk_query: bool = False
     leaves: list[LeafKey] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)
 
@@ -73,13 +75,17 @@ class QueryContext:
     def term_leaves(self, field_name: str, term: str) -> list[tantivy.Query]:
         """Scoring leaves of one index token in one field: the exact term, and its stems in the shadow field.
 
-        The field's boost (``query.<field>.boost``) applies; the shadow field's leaves
+        The field's boost (``query.<field>.boost``) applies; in a query with a CJK character a token also
+        scores with it in the field's CJK shadow field (:meth:`cjk_shadow`).  The stemmed shadow field's leaves
         (``<field>_stem_<language>`` for each language of ``stem_languages`` the index
         has, see :func:`gossamer.index.analysis.shadow_terms`; only when ``stem_boost`` > 0)
         carry boost × ``stem_boost``.
         """
         boost = self.boosts.get(field_name, 1.0)
         found = [self.leaf(field_name, term, boost)]
+        cjk = self.cjk_shadow(field_name)
+        if cjk is not None:
+            found.append(self.leaf(cjk, term, boost))
         if self.stem_boost > 0:
             found += [self.leaf(shadow, stem, boost * self.stem_boost)
                       for shadow, stem in shadow_terms(field_name, term, self.stem_languages, self.field_names)]
@@ -104,7 +110,23 @@ class QueryContext:
         return tantivy.Query.const_score_query(query, 0.0)
 
     def phrase(self, field_name: str, terms: Sequence[str]) -> tantivy.Query:
-        """An exact phrase on one text field (a filter), or a term query for one term."""
+        """An exact phrase on one text field (a filter), or a term query for one term.
+
+        In a query with a CJK character: in the field or in its CJK shadow field (:meth:`cjk_shadow`).
+        """
+        query = self._phrase(field_name, terms)
+        shadow = self.cjk_shadow(field_name)
+        return query if shadow is None else self.any_of([query, self._phrase(shadow, terms)])
+
+    def cjk_shadow(self, field_name: str) -> str | None:
+        """The CJK shadow field a word of ``field_name`` is also looked up in (:mod:`gossamer.index.cjk`), or None.
+
+        Only in a query with a CJK character, only when the index has that field.
+        """
+        shadow = cjk_field(field_name)
+        return shadow if self.cjk_query and shadow in self.field_names else None
+
+    def _phrase(self, field_name: str, terms: Sequence[str]) -> tantivy.Query:
         if len(terms) == 1:
             return tantivy.Query.term_query(self.schema, field_name, terms[0])
         return tantivy.Query.phrase_query(self.schema, field_name, list(terms))
@@ -192,7 +214,8 @@ class QueryBuilder:
         ``scale(field, term)`` multiplies each scoring leaf's boost in the engine query (see
         :meth:`QueryContext.leaf`).
         """
-        ctx = QueryContext(self.schema, self.field_names, self.boosts, scale, self.stem_boost, self.stem_languages)
+        ctx = QueryContext(self.schema, self.field_names, self.boosts, scale, self.stem_boost, self.stem_languages,
+                           any(has_cjk(token) for clause in query.clauses for token in clause.tokens or ()))
         fixed: list[tuple[tantivy.Occur, tantivy.Query]] = []
         soft: list[tantivy.Query] = []
         groups: list[tuple[LeafKey, ...]] = []

@@ -34,6 +34,7 @@ import unicodedata
 from collections.abc import Collection
 
 from gossamer.core import Clause, DateRange, Query
+from gossamer.core.cjk import CJK_CHARS
 
 __all__ = ["DEFAULT_FIELDS", "RAW_FIELDS", "QuerySyntaxError", "parse_query", "tokenize"]
 
@@ -63,10 +64,7 @@ class QuerySyntaxError(ValueError):
 # --------------------------------------------------------------------------- tokenizer
 
 # Characters that always form a token of their own (Nutch's SIGRAM): kana and CJK ideographs.
-_CJK = (
-    "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\U00020000-\U0002fa1f\U00030000-\U0003134f"
-)
+_CJK = CJK_CHARS
 
 
 def _mark_class() -> str:
