@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gossamer.core.cjk import has_cjk
+from gossamer.core import has_cjk
 from gossamer.index import Analysis, analyze
 from gossamer.index.cjk import cjk_tokens, is_cjk_field, is_cjk_language
 from gossamer.search.query_parse import tokenize

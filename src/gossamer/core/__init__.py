@@ -7,14 +7,15 @@
 * codes and keys: status codes and schedule states (:mod:`.status`), shared metadata keys
   (:mod:`.metadata`);
 * helpers: URLs, hosts, registered domains and public suffixes (:mod:`.urls`), process checks
-  (:mod:`.processes`), the cache directory (:mod:`.cache_dir`), which IP addresses a fetch may connect
-  to (:mod:`.address_policy`);
+  (:mod:`.processes`), the cache directory (:mod:`.cache_dir`), the CJK characters (:mod:`.cjk`), which IP
+  addresses a fetch may connect to (:mod:`.address_policy`);
 * settings: every property with its default (:mod:`.defaults`), typed declarations
   (:mod:`.property`), the layers (:mod:`.settings`).
 """
 
 from gossamer.core.address_policy import AddressPolicy, special_kind
 from gossamer.core.cache_dir import cache_root
+from gossamer.core.cjk import CJK_CHARS, has_cjk
 from gossamer.core.datum import (
     META_CONTENT_TYPE,
     META_FIXED_INTERVAL,
@@ -107,6 +108,8 @@ from gossamer.core.urls import (
 )
 
 __all__ = [
+    "CJK_CHARS",
+    "has_cjk",
     "MAX_URL_LENGTH",
     "PARSE_PLUGIN_MAP",
     "canonical_mime",

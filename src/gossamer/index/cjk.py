@@ -21,7 +21,7 @@ from functools import cache
 
 import tantivy
 
-from gossamer.core.cjk import CJK_CHARS
+from gossamer.core import CJK_CHARS
 
 CJK_SUFFIX = "_cjk"
 CJK_ANALYZER = "cjk"

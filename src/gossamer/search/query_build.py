@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 
 import tantivy
 
-from gossamer.core import Clause, Query, Settings
-from gossamer.core.cjk import has_cjk
+from gossamer.core import Clause, Query, Settings, has_cjk
 from gossamer.index import analyze, cjk_field, shadow_terms
 from gossamer.plugins import PluginRepository, QueryFilter
 from gossamer.search.query_parse import QuerySyntaxError

@@ -33,8 +33,7 @@ import sys
 import unicodedata
 from collections.abc import Collection
 
-from gossamer.core import Clause, DateRange, Query
-from gossamer.core.cjk import CJK_CHARS
+from gossamer.core import CJK_CHARS, Clause, DateRange, Query
 
 __all__ = ["DEFAULT_FIELDS", "RAW_FIELDS", "QuerySyntaxError", "parse_query", "tokenize"]
 
