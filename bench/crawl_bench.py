@@ -38,8 +38,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench import MB, BenchOptions
 from bench import localweb as lw
@@ -62,6 +63,7 @@ from bench.peers import (
 )
 from bench.steps import StepRunner, work_dir
 
+T = TypeVar("T")
 NAME: str = "crawl"
 DESCRIPTION: str = "politeness-free crawl of the local doc web (20k pages): Gossamer vs Scrapy; wget reference"
 DEFAULT_PAGES, QUICK_PAGES = 20_000, 2_000
@@ -234,19 +236,26 @@ def _scrapy(run: _Runner, work: Path, seeds: Path, pages: int) -> dict[str, Any]
         run.steps["scrapy"] = {"error": version}
         run.check("scrapy_pages_reached", False, version)
         return {"error": version}
-    access = lw.AccessLog()
-    cpu0 = lw.server_cpu_seconds()
-    m = run.step("scrapy", scrapy_argv(python, seeds, pages, work / "scrapy.jsonl", work / "scrapy-stats.json"))
-    server_cpu = _server_cpu_delta(cpu0)
-    traffic = lw.crawler_requests(access.requests(), SCRAPY_AGENT)
+    argv = scrapy_argv(python, seeds, pages, work / "scrapy.jsonl", work / "scrapy-stats.json")
+    m, traffic = _served(run, "scrapy", SCRAPY_AGENT, lambda: run.step("scrapy", argv))
     result = scrapy_result(m.stdout) if m is not None else None
-    step = run.steps["scrapy"]
-    step["server_cpu_s"] = server_cpu
     items = result["items"] if result else None
-    _rate_fields(step, items)
+    _rate_fields(run.steps["scrapy"], items)
     run.check("scrapy_pages_reached", bool(items and items >= REACHED_SHARE * pages),
               f"{items} items; target {pages:,}")
-    return {"version": version, "result": result, "traffic": traffic.to_dict()}
+    return {"version": version, "result": result, "traffic": traffic}
+
+
+def _served(run: _Runner, name: str, agent: str, action: Callable[[], T]) -> tuple[T, dict[str, Any]]:
+    """Run ``action`` (which measures step ``name``): its result, and the requests of ``agent`` meanwhile.
+
+    The CPU nginx used meanwhile goes into the step as ``server_cpu_s``; the requests are read back from the
+    access log.
+    """
+    access, cpu0 = lw.AccessLog(), lw.server_cpu_seconds()
+    result = action()
+    run.steps.setdefault(name, {})["server_cpu_s"] = _server_cpu_delta(cpu0)
+    return result, lw.crawler_requests(access.requests(), agent).to_dict()
 
 
 def _wget_step(run: _Runner, work: Path, seeds: Path, hosts: list[str], limits: tuple[int, int],
@@ -287,20 +296,16 @@ def _same_pages_pairs(run: _Runner, work: Path, seeds: Path, hosts: list[str], l
         run.check("wget_ran", False, "; ".join(problems))
         return {"error": problems, "pairs": []}
     traffic: dict[str, Any] = {}
-    for name, agent in ((WGET, WGET_AGENT), (GOSSAMER, AGENT_NAME)):
-        access, cpu0 = lw.AccessLog(), lw.server_cpu_seconds()
-        if name == WGET:
-            saved = _wget_step(run, work, seeds, hosts, limits, WGET)
-            pages_file = work / "wget-pages.txt"
-            pages_file.write_text("".join(f"{url}\n" for url in saved))
-        elif saved:
-            _same_pages_step(run, work, pages_file, len(saved), GOSSAMER)
-        run.steps.setdefault(name, {})["server_cpu_s"] = _server_cpu_delta(cpu0)
-        traffic[name] = lw.crawler_requests(access.requests(), agent).to_dict()
-        _cpu_ms_per_mb(run.steps[name], {"traffic": traffic[name]})
+    saved, traffic[WGET] = _served(run, WGET, WGET_AGENT, lambda: _wget_step(run, work, seeds, hosts, limits, WGET))
     run.check("wget_ran", bool(saved), f"{len(saved)} HTML pages saved")
     if not saved:
         return {"traffic": traffic, "pairs": []}
+    pages_file = work / "wget-pages.txt"
+    pages_file.write_text("".join(f"{url}\n" for url in saved))
+    _, traffic[GOSSAMER] = _served(run, GOSSAMER, AGENT_NAME,
+                                   lambda: _same_pages_step(run, work, pages_file, len(saved), GOSSAMER))
+    for name in (WGET, GOSSAMER):
+        _cpu_ms_per_mb(run.steps[name], {"traffic": traffic[name]})
 
     def run_one(crawler: str, name: str) -> bool:
         if crawler == WGET:
